@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# ustack: deferred user-space stack traces for Linux 6.12 LTS.
+#
+#   make check     install deps, build everything, run host and guest tests
+#   make demo      build everything and trace the sample program in a guest
+#   make kernel    build the patched guest kernel (DEBUG=1: the debug kernel)
+#   make kernel-patches   export build/linux base..HEAD to kernel/patches/
+#
+# V=1 shows the commands.
+
+TOP     := $(CURDIR)
+BUILD   := $(TOP)/build
+PROGS   := $(BUILD)/progs
+CC      ?= gcc
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+# Test programs: frame pointers everywhere, PIE, a shared library frame.
+PROG_CFLAGS := -O2 -g -Wall -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
+PROG_SRC    := tests/progs
+
+.PHONY: all deps kernel-tree kernel-tree-reset kernel kernel-debug kernel-patches \
+	progs check demo bench clean distclean
+
+all: kernel progs
+
+deps:
+	$(Q)scripts/deps.sh
+
+kernel-tree: deps
+	$(Q)scripts/kernel-tree.sh
+
+kernel-tree-reset: deps
+	$(Q)scripts/kernel-tree.sh --reset
+
+kernel: kernel-tree
+	$(Q)DEBUG=$(DEBUG) scripts/kernel-build.sh
+
+kernel-debug: kernel-tree
+	$(Q)DEBUG=1 scripts/kernel-build.sh
+
+kernel-patches:
+	$(Q)scripts/kernel-patches.sh
+
+# ---- test programs ----
+progs: $(PROGS)/ustack-sample $(PROGS)/ustack-sample32
+
+$(PROGS)/libustack-sample.so: $(PROG_SRC)/sample-lib.c $(PROG_SRC)/sample.h
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(PROG_CFLAGS) -fPIC -shared -o $@ $<
+
+$(PROGS)/ustack-sample: $(PROG_SRC)/sample.c $(PROGS)/libustack-sample.so
+	$(Q)$(CC) $(PROG_CFLAGS) -fPIE -pie -o $@ $< -L$(PROGS) -lustack-sample \
+		-Wl,-rpath,'$$ORIGIN'
+
+# 32-bit build when the toolchain can make one (gcc-multilib); the tests
+# say SKIP with the reason when this file is missing.
+$(PROGS)/ustack-sample32: $(PROG_SRC)/sample.c $(PROG_SRC)/sample-lib.c $(PROG_SRC)/sample.h
+	$(Q)mkdir -p $(@D)/lib32
+	$(Q)if $(CC) -m32 $(PROG_CFLAGS) -fPIC -shared -o $(@D)/lib32/libustack-sample.so \
+		$(PROG_SRC)/sample-lib.c 2>$(@D)/lib32/build.log && \
+	   $(CC) -m32 $(PROG_CFLAGS) -fPIE -pie -o $@ $(PROG_SRC)/sample.c \
+		-L$(@D)/lib32 -lustack-sample -Wl,-rpath,'$$ORIGIN/lib32' 2>>$(@D)/lib32/build.log; \
+	then :; else echo "progs: no 32-bit toolchain (see $(@D)/lib32/build.log)"; fi
+
+# ---- tests ----
+check: deps
+	$(Q)$(MAKE) --no-print-directory kernel progs
+	$(Q)tests/run.sh
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory kernel progs
+	$(Q)scripts/demo.sh
+
+clean:
+	$(Q)rm -rf $(PROGS) $(BUILD)/guest $(BUILD)/tests
+
+distclean:
+	$(Q)rm -rf $(BUILD)

@@ -1,0 +1,92 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot the ustack kernel in QEMU, run one shell command as the guest's job,
+# print its output, power the guest off and exit with the job's status.
+#
+#   guest-run.sh [--debug] [--timeout SEC] [--keep] [--] COMMAND...
+#
+# The guest sees the host's / read-only over virtio-9p (so host binaries and
+# this repository run in it at the same paths), /tmp is a tmpfs, and the
+# results directory ($USTACK_RES in the guest) is shared read-write.
+#
+# Exit status: the job's; 124 when the guest hung and was killed; 125 when the
+# console shows a kernel oops, panic, BUG, WARNING, KASAN, lockdep, RCU or
+# kmemleak report (even when the job passed); 126 when the guest did not start.
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+kernel=$top/build/kernel/arch/x86/boot/bzImage
+timeout=${USTACK_GUEST_TIMEOUT:-300}
+keep=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--debug) kernel=$top/build/kernel-debug/arch/x86/boot/bzImage ;;
+	--kernel) kernel=$2; shift ;;
+	--timeout) timeout=$2; shift ;;
+	--keep) keep=1 ;;
+	--) shift; break ;;
+	*) break ;;
+	esac
+	shift
+done
+[ $# -gt 0 ] || { echo "usage: guest-run.sh [--debug] [--timeout SEC] -- COMMAND..." >&2; exit 2; }
+[ -r "$kernel" ] || { echo "guest-run: no kernel at $kernel: run 'make kernel'" >&2; exit 126; }
+
+mkdir -p "$top/build/guest"
+res=$(mktemp -d "$top/build/guest/run.XXXXXX")
+cleanup() { [ $keep = 1 ] || rm -rf "$res"; }
+trap cleanup EXIT
+printf '%s\n' "$*" > "$res/job.sh"
+
+# KVM only where it really works (/dev/kvm and hardware virtualization);
+# these machines have a /dev/kvm that cannot run a normal guest.
+accel="-accel tcg,thread=${USTACK_TCG_THREAD:-single} -cpu max"
+if [ "${USTACK_KVM:-auto}" != no ] && [ -w /dev/kvm ] && grep -qwE 'vmx|svm' /proc/cpuinfo; then
+	accel="-accel kvm -cpu host"
+fi
+
+append="console=ttyS0 earlyprintk=serial,ttyS0 panic=-1 root=hostroot rootfstype=9p"
+append="$append rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose ro"
+kobj=$(cd "$(dirname "$kernel")/../../.." && pwd)
+append="$append init=$top/scripts/guest-init.sh USTACK_RES=$res USTACK_CWD=$PWD USTACK_KOBJ=$kobj"
+append="$append ${USTACK_APPEND:-}"
+
+# shellcheck disable=SC2086
+timeout -s KILL "$timeout" qemu-system-x86_64 $accel -smp 2 -m 2G \
+	-nographic -no-reboot -nodefaults -serial stdio -monitor none \
+	-kernel "$kernel" -append "$append" \
+	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+	-virtfs local,path="$res",mount_tag=results,security_model=none,multidevs=remap \
+	> "$res/console" 2>&1 </dev/null
+qrc=$?
+
+[ -f "$res/output" ] && cat "$res/output"
+
+# Kernel reports that fail a run whatever the job said.
+bad='(Oops|Kernel panic|BUG:|WARNING:|general protection fault|KASAN|UBSAN|'
+bad+='possible recursive locking|possible circular locking|inconsistent lock state|'
+bad+='suspicious RCU usage|lockdep|unreferenced object|kmemleak reports|'
+bad+='INFO: task .* blocked|rcu_.* self-detected stall|soft lockup|hard LOCKUP)'
+status=0
+if [ $qrc = 137 ]; then
+	echo "guest-run: FAIL: guest hung, killed after ${timeout}s; last console lines:"
+	status=124
+elif [ ! -f "$res/rc" ]; then
+	echo "guest-run: FAIL: the job never finished (qemu exit $qrc); last console lines:"
+	status=126
+else
+	status=$(cat "$res/rc")
+fi
+if grep -qE "$bad" "$res/console"; then
+	echo "guest-run: FAIL: kernel report on the console:"
+	grep -m1 -A30 -E "$bad" "$res/console"
+	status=125
+elif [ $status = 124 ] || [ $status = 126 ]; then
+	tail -n 25 "$res/console"
+fi
+if [ "${USTACK_CONSOLE:-0}" = 1 ]; then
+	echo "---- console ----"
+	cat "$res/console"
+fi
+exit "$status"

@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The patched tree's own ftracetest, on the cases in tests/ftracetest.list
+# (stock cases green on 6.12 plus our series' cases). Run as
+#   tests/guest/ftracetest.sh [CASE...]   to pick cases by hand.
+# kernels: normal debug
+# timeout: 900
+. "$(dirname "$0")/../lib/result.sh"
+
+ftdir=$USTACK_TOP/build/linux/tools/testing/selftests/ftrace
+cases=()
+if [ $# -gt 0 ]; then
+	cases=("$@")
+else
+	while read -r c _; do
+		case "$c" in ''|'#'*) continue ;; esac
+		cases+=("$ftdir/test.d/$c")
+	done < "$USTACK_TOP/tests/ftracetest.list"
+fi
+
+# ftracetest wants a writable directory of its own for logs.
+cd /tmp || exit 1
+"$ftdir/ftracetest" -l /tmp/ftracetest-logs "${cases[@]}" >/tmp/ftracetest.out 2>&1
+rc=$?
+# "[N] description<TAB>[RESULT]" lines, colours off since stdout is no tty.
+while IFS= read -r line; do
+	case "$line" in
+	\[[0-9]*\]*) ;;
+	*) continue ;;
+	esac
+	res=$(echo "$line" | sed -n 's/.*\[\([A-Z]*\)\]$/\1/p')
+	name=ftracetest$(echo "$line" | sed 's/\t*\[[A-Z]*\]$//' | sed 's/^\[[0-9]*\]//')
+	case "$res" in
+	PASS|XFAIL) pass "$name" ;;
+	UNSUPPORTED|UNTESTED) skip "$name" "$res on this kernel config" ;;
+	*) fail "$name" "$res (log: $(ls /tmp/ftracetest-logs/*/ 2>/dev/null | head -n 1))"
+	   ls -d /tmp/ftracetest-logs/*/* >/dev/null 2>&1 &&
+		tail -n 20 /tmp/ftracetest-logs/*/*"$(echo "$line" | sed 's/^\[\([0-9]*\)\].*/\1/')"-*log* 2>/dev/null
+	   ;;
+	esac
+done < /tmp/ftracetest.out
+grep -q '^# of passed' /tmp/ftracetest.out || fail "ftracetest ran" "exit $rc: $(tail -n 5 /tmp/ftracetest.out)"
+finish

@@ -1,0 +1,117 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run every ustack test and print one closing line:
+#   N passed, N failed, N skipped
+# Exit status 1 when anything failed.
+#
+#   tests/run.sh [-k PATTERN]    only test files whose name contains PATTERN
+#
+# Host tests: tests/host/*.sh and the CUnit binaries in build/tests/host/.
+# Guest tests: tests/guest/*.sh, each booted in its own guest by
+# scripts/guest-run.sh (on the debug kernel too when the file says
+# "# kernels: normal debug"). Tests print PASS:/FAIL:/SKIP: lines
+# (tests/lib/result.sh); a script that fails without saying what, or whose
+# guest shows a kernel report, hangs or does not boot, counts as one FAIL.
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+logs=$top/build/tests/logs
+mkdir -p "$logs"
+pattern=
+[ "${1:-}" = -k ] && pattern=$2
+
+passed=0 failed=0 skipped=0
+failures=()
+
+count() {	# count FILE-LABEL LOG EXIT-STATUS
+	local label=$1 log=$2 rc=$3 line np=0 nf=0
+	while IFS= read -r line; do
+		case "$line" in
+		PASS:*) passed=$((passed + 1)); np=$((np + 1)) ;;
+		FAIL:*) failed=$((failed + 1)); nf=$((nf + 1)); failures+=("$label: ${line#FAIL: }") ;;
+		SKIP:*) skipped=$((skipped + 1)) ;;
+		esac
+	done < <(grep -E '^(PASS|FAIL|SKIP):' "$log")
+	if [ "$rc" != 0 ] && [ $nf = 0 ]; then
+		case $rc in
+		124) why="guest hung" ;;
+		125) why="kernel report on the console" ;;
+		126) why="guest did not start" ;;
+		*) why="exited $rc" ;;
+		esac
+		failed=$((failed + 1))
+		failures+=("$label: $why (log: ${log#$top/})")
+	elif [ "$rc" = 0 ] && [ $((np + nf)) = 0 ] && ! grep -q '^SKIP:' "$log"; then
+		failed=$((failed + 1))
+		failures+=("$label: printed no result (log: ${log#$top/})")
+	fi
+	printf '%-40s %s\n' "$label" "$(grep -cE '^PASS:' "$log") passed, $(grep -cE '^FAIL:' "$log") failed, $(grep -cE '^SKIP:' "$log") skipped${rc:+ (exit $rc)}"
+	grep -E '^(FAIL|SKIP):' "$log" | sed 's/^/    /'
+}
+
+want() { [ -z "$pattern" ] || [[ "$1" == *"$pattern"* ]]; }
+
+# CUnit binaries print their own summary; turn its "tests" row into lines.
+run_cunit() {
+	local bin=$1 log=$2 rc
+	"$bin" >"$log.raw" 2>&1
+	rc=$?
+	cp "$log.raw" "$log"
+	# per-test lines from our CUnit main (tests/lib/cunit-main.c)
+	grep -qE '^(PASS|FAIL|SKIP):' "$log.raw" || {
+		echo "FAIL: $(basename "$bin"): no per-test results" >>"$log"
+	}
+	return $rc
+}
+
+# ---- host tests ----
+for t in "$top"/tests/host/*.sh; do
+	[ -e "$t" ] || continue
+	name=host/$(basename "$t" .sh)
+	want "$name" || continue
+	log=$logs/${name//\//-}.log
+	bash "$t" >"$log" 2>&1
+	count "$name" "$log" $?
+done
+for t in "$top"/build/tests/host/*; do
+	[ -x "$t" ] && [ -f "$t" ] || continue
+	name=cunit/$(basename "$t")
+	want "$name" || continue
+	log=$logs/${name//\//-}.log
+	run_cunit "$t" "$log"
+	count "$name" "$log" $?
+done
+
+# ---- guest tests ----
+for t in "$top"/tests/guest/*.sh; do
+	[ -e "$t" ] || continue
+	kernels=$(sed -n 's/^# kernels: *//p' "$t")
+	for k in ${kernels:-normal}; do
+		name=guest/$(basename "$t" .sh)
+		opt=
+		if [ "$k" = debug ]; then
+			name=$name@debug
+			opt=--debug
+		fi
+		want "$name" || continue
+		log=$logs/${name//\//-}.log
+		if [ "$k" = debug ] && [ ! -r "$top/build/kernel-debug/arch/x86/boot/bzImage" ]; then
+			echo "SKIP: $name: debug kernel not built (make kernel-debug)" >"$log"
+			count "$name" "$log" 0
+			continue
+		fi
+		tmo=$(sed -n 's/^# timeout: *//p' "$t")
+		"$top/scripts/guest-run.sh" $opt --timeout "${tmo:-300}" -- bash "$t" >"$log" 2>&1
+		count "$name" "$log" $?
+	done
+done
+
+echo
+if [ ${#failures[@]} -gt 0 ]; then
+	echo "Failures:"
+	printf '  %s\n' "${failures[@]}"
+	echo
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ]
