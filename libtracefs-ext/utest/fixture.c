@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The shared object the symbolizer tests look into. Built with -g (the
+ * Makefile also makes a stripped copy and its --only-keep-debug file), and
+ * once more with -DUTEST_OTHER for a file with the same functions and another
+ * build-id. The tests dlopen() it to learn where each function is, the way
+ * the kernel would see it: an offset into the mapped file.
+ */
+#define NOINLINE __attribute__((noinline, noclone, used))
+
+static volatile int utest_sink;
+
+NOINLINE int utest_alpha(int x)
+{
+	int i;
+
+	for (i = 0; i < x; i++)
+		utest_sink += i * 3;
+#ifdef UTEST_OTHER
+	utest_sink ^= 0x5a5a;
+#endif
+	return utest_sink;
+}
+
+NOINLINE static int utest_gamma(int x)
+{
+	utest_sink += x;
+	return utest_sink * 7;
+}
+
+NOINLINE int utest_beta(int x)
+{
+	return utest_gamma(x) + utest_alpha(x + 1);
+}
+
+/* Another global name for utest_beta: lookups must pick one the same way. */
+int utest_beta_alias(int x) __attribute__((alias("utest_beta")));
+
+/* The tests cannot dlsym() a static function. */
+void *utest_gamma_addr(void)
+{
+	return (void *)utest_gamma;
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+/*
+ * A function without a size (no .size directive), like some assembly code.
+ * Its own section puts it after the C functions: it then reaches to the end
+ * of .text and covers none of them when only .dynsym is left.
+ */
+asm(".pushsection .text.utest_nosize, \"ax\", @progbits\n"
+    ".globl utest_nosize\n"
+    ".type utest_nosize, @function\n"
+    "utest_nosize:\n"
+    "	nop; nop; nop; nop; nop; nop; nop; nop\n"
+    "	nop; nop; nop; nop; nop; nop; nop; nop\n"
+    "	ret\n"
+    ".popsection\n");
+#endif
