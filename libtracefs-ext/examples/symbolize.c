@@ -24,7 +24,8 @@ static int parse_build_id(const char *hex, unsigned char *id, size_t *size)
 	    strspn(hex, "0123456789abcdefABCDEF") != len)
 		return -1;
 	for (i = 0; i < len / 2; i++) {
-		sscanf(hex + 2 * i, "%2x", &byte);
+		if (sscanf(hex + 2 * i, "%2x", &byte) != 1)
+			return -1;
 		id[i] = byte;
 	}
 	*size = len / 2;

@@ -46,6 +46,23 @@ struct ustack_symtab {
 	char			*names;
 };
 
+/*
+ * One mapped file as the symbolizer knows it: keyed by path and build-id (as
+ * asked for), where its symbols came from, its segments and its symbols.
+ * next and hash belong to the symbolizer's cache.
+ */
+struct ustack_file {
+	struct ustack_file	*next;
+	unsigned long		hash;
+	size_t			build_id_size;
+	unsigned char		build_id[USTACK_BUILD_ID_MAX];
+	char			*sym_file;	/* NULL when there are no symbols */
+	struct ustack_segment	*segs;
+	size_t			nr_segs;
+	struct ustack_symtab	symtab;
+	char			path[];
+};
+
 /* ustack-elf.c: reading one ELF file, never trusting its contents */
 int ustack_elf_open(struct ustack_elf *e, const char *path) __hidden;
 void ustack_elf_close(struct ustack_elf *e) __hidden;
@@ -66,5 +83,12 @@ int ustack_debug_file_open(const char *debug_dir, const char *path, struct ustac
 			   const unsigned char *build_id, size_t build_id_size,
 			   struct ustack_elf *dbg, struct ustack_symtab *tab,
 			   char **dbg_path) __hidden;
+
+/* ustack-file.c: reading one mapped file for the symbolizer */
+struct ustack_file *ustack_file_read(const char *debug_dir, const char *path,
+				     const unsigned char *build_id, size_t build_id_size) __hidden;
+void ustack_file_free(struct ustack_file *f) __hidden;
+const struct ustack_segment *ustack_file_segment(const struct ustack_file *f,
+						 unsigned long long offset) __hidden;
 
 #endif /* _USTACK_LOCAL_H */

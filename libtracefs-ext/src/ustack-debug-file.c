@@ -155,7 +155,7 @@ static char *ustack_build_id_path(const char *debug_dir, const unsigned char *bu
 	p = path + sprintf(path, "%s/.build-id/%02x/", debug_dir, build_id[0]);
 	for (i = 1; i < size; i++)
 		p += sprintf(p, "%02x", build_id[i]);
-	strcpy(p, ".debug");
+	memcpy(p, ".debug", sizeof(".debug"));
 	return path;
 }
 

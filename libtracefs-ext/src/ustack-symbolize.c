@@ -2,12 +2,13 @@
 /*
  * The symbolizer: "file offset in a mapped file" to "symbol+offset".
  *
- * Each file is read once, the first time it is asked for, and kept in a cache
- * keyed by path and build-id: its PT_LOAD segments (to turn a file offset into
- * a link-time address) and its sorted code symbols (to find the symbol). A
- * file that could not be read is cached too, as one with no symbols. Nothing
- * reads the traced process, so lookups work after it has exited; only the
- * files named in its maps must still be there (or their debug files).
+ * Each file is read once (ustack-file.c), the first time it is asked for, and
+ * kept in a hash table keyed by path and build-id: its PT_LOAD segments turn
+ * a file offset into a link-time address, its sorted code symbols give the
+ * symbol. A file that could not be read is cached too, as one without
+ * symbols. Nothing reads the traced process, so lookups work after it has
+ * exited; only the files named in its maps (or their debug files) must still
+ * be there.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,21 +17,7 @@
 
 #include "ustack-local.h"
 
-#define USTACK_DELETED		" (deleted)"
 #define USTACK_TABLE_MIN	64
-
-/* One cached file. */
-struct ustack_file {
-	struct ustack_file	*next;		/* hash chain */
-	unsigned long		hash;
-	size_t			build_id_size;
-	unsigned char		build_id[USTACK_BUILD_ID_MAX];
-	char			*sym_file;	/* where the symbols came from; NULL if none */
-	struct ustack_segment	*segs;
-	size_t			nr_segs;
-	struct ustack_symtab	symtab;
-	char			path[];
-};
 
 struct ustack_symbolizer {
 	char			*debug_dir;
@@ -39,7 +26,7 @@ struct ustack_symbolizer {
 	size_t			nr_files;
 };
 
-/* FNV-1a over the path, its NUL and the build-id: absent and empty differ from none */
+/* FNV-1a over the path with its NUL, then over the build-id bytes */
 static unsigned long ustack_file_hash(const char *path, const unsigned char *build_id,
 				      size_t build_id_size)
 {
@@ -53,14 +40,6 @@ static unsigned long ustack_file_hash(const char *path, const unsigned char *bui
 	for (i = 0; i < build_id_size; i++)
 		h = (h ^ build_id[i]) * 0x100000001b3ULL;
 	return h ^ (h >> 32);
-}
-
-static void ustack_file_free(struct ustack_file *f)
-{
-	ustack_symtab_free(&f->symtab);
-	free(f->segs);
-	free(f->sym_file);
-	free(f);
 }
 
 static void ustack_cache_flush(struct ustack_symbolizer *sym)
@@ -86,7 +65,8 @@ static struct ustack_file *ustack_cache_find(struct ustack_symbolizer *sym, unsi
 
 	for (f = sym->table[hash & (sym->table_size - 1)]; f; f = f->next) {
 		if (f->hash == hash && f->build_id_size == build_id_size &&
-		    !memcmp(f->build_id, build_id, build_id_size) && !strcmp(f->path, path))
+		    (!build_id_size || !memcmp(f->build_id, build_id, build_id_size)) &&
+		    !strcmp(f->path, path))
 			return f;
 	}
 	return NULL;
@@ -120,170 +100,22 @@ static void ustack_cache_add(struct ustack_symbolizer *sym, struct ustack_file *
 	sym->nr_files++;
 }
 
-/*
- * Open the file a maps line names. A file deleted while mapped shows as
- * "path (deleted)": when that name does not exist, try the path without the
- * suffix (a build-id, when given, tells whether it is still the same file).
- */
-static int ustack_file_open(struct ustack_elf *e, const char *path, char **opened)
-{
-	size_t len = strlen(path), slen = strlen(USTACK_DELETED);
-	char *name;
-
-	if (!ustack_elf_open(e, path)) {
-		*opened = strdup(path);
-		goto out;
-	}
-	if (errno != ENOENT || len <= slen || strcmp(path + len - slen, USTACK_DELETED))
-		return -1;
-
-	name = strndup(path, len - slen);
-	if (!name)
-		return -1;
-	if (ustack_elf_open(e, name)) {
-		free(name);
-		return -1;
-	}
-	*opened = name;
-out:
-	if (!*opened) {
-		ustack_elf_close(e);
-		return -1;
-	}
-	return 0;
-}
-
-/*
- * Symbols of a file that is there and trusted: its own .symtab, else the
- * separate debug file's, else its .dynsym. Segments always come from the file.
- */
-static int ustack_file_load_trusted(struct ustack_symbolizer *sym, struct ustack_file *f,
-				    struct ustack_elf *e, char *opened)
-{
-	const unsigned char *build_id = f->build_id;
-	size_t build_id_size = f->build_id_size;
-	struct ustack_elf dbg;
-
-	if (ustack_elf_segments(e, &f->segs, &f->nr_segs))
-		return -1;
-
-	if (ustack_symtab_load(&f->symtab, e, SHT_SYMTAB))
-		return -1;
-	if (f->symtab.nr)
-		goto found;
-
-	if (!build_id_size) {
-		build_id = e->build_id;
-		build_id_size = e->build_id_size;
-	}
-	if (!ustack_debug_file_open(sym->debug_dir, opened, e, build_id, build_id_size,
-				    &dbg, &f->symtab, &f->sym_file)) {
-		ustack_elf_close(&dbg);
-		return 0;
-	}
-	if (errno == ENOMEM)
-		return -1;
-
-	if (ustack_symtab_load(&f->symtab, e, SHT_DYNSYM))
-		return -1;
-	if (!f->symtab.nr)
-		return 0;
-found:
-	f->sym_file = strdup(opened);
-	return f->sym_file ? 0 : -1;
-}
-
-/*
- * The file is missing, not ELF, or has another build-id than the one asked
- * for: only the debug file with that build-id can stand in for it, and only
- * when it has the original's segments with their contents (an unstripped
- * copy). A debug file from objcopy --only-keep-debug has no segment contents,
- * so the file offsets cannot be placed and stay unresolved.
- */
-static int ustack_file_load_untrusted(struct ustack_symbolizer *sym, struct ustack_file *f)
-{
-	struct ustack_elf dbg;
-	int ret;
-
-	if (!f->build_id_size)
-		return 0;
-	if (ustack_debug_file_open(sym->debug_dir, f->path, NULL, f->build_id,
-				   f->build_id_size, &dbg, &f->symtab, &f->sym_file))
-		return errno == ENOMEM ? -1 : 0;
-
-	ret = ustack_elf_segments(&dbg, &f->segs, &f->nr_segs);
-	ustack_elf_close(&dbg);
-	return ret;
-}
-
-/* Read the file of a new cache entry. Return -1 only when memory ran out. */
-static int ustack_file_load(struct ustack_symbolizer *sym, struct ustack_file *f)
-{
-	char *opened = NULL;
-	struct ustack_elf e;
-	int ret;
-
-	if (ustack_file_open(&e, f->path, &opened))
-		return errno == ENOMEM ? -1 : ustack_file_load_untrusted(sym, f);
-
-	if (f->build_id_size && !ustack_elf_same_build_id(&e, f->build_id, f->build_id_size)) {
-		ustack_elf_close(&e);
-		free(opened);
-		return ustack_file_load_untrusted(sym, f);
-	}
-
-	ret = ustack_file_load_trusted(sym, f, &e, opened);
-	ustack_elf_close(&e);
-	free(opened);
-	return ret;
-}
-
 static struct ustack_file *ustack_file_get(struct ustack_symbolizer *sym, const char *path,
 					   const unsigned char *build_id, size_t build_id_size)
 {
 	unsigned long hash = ustack_file_hash(path, build_id, build_id_size);
-	size_t len = strlen(path);
 	struct ustack_file *f;
 
 	f = ustack_cache_find(sym, hash, path, build_id, build_id_size);
 	if (f)
 		return f;
 
-	f = calloc(1, sizeof(*f) + len + 1);
+	f = ustack_file_read(sym->debug_dir, path, build_id, build_id_size);
 	if (!f)
 		return NULL;
-	memcpy(f->path, path, len + 1);
-	memcpy(f->build_id, build_id, build_id_size);
-	f->build_id_size = build_id_size;
 	f->hash = hash;
-
-	if (ustack_file_load(sym, f)) {
-		ustack_file_free(f);
-		errno = ENOMEM;
-		return NULL;
-	}
 	ustack_cache_add(sym, f);
 	return f;
-}
-
-/* The segment holding a file offset; code segments first, should two overlap. */
-static const struct ustack_segment *ustack_file_segment(const struct ustack_file *f,
-							unsigned long long offset)
-{
-	const struct ustack_segment *found = NULL;
-	size_t i;
-
-	for (i = 0; i < f->nr_segs; i++) {
-		const struct ustack_segment *s = &f->segs[i];
-
-		if (offset < s->offset || offset - s->offset >= s->filesz)
-			continue;
-		if (s->exec)
-			return s;
-		if (!found)
-			found = s;
-	}
-	return found;
 }
 
 /**
@@ -303,7 +135,7 @@ struct ustack_symbolizer *ustack_symbolizer_alloc(void)
 
 	/* libelf wants to know the ELF version we speak before anything else */
 	if (elf_version(EV_CURRENT) == EV_NONE) {
-		errno = ENOSYS;
+		errno = ENOTSUP;
 		return NULL;
 	}
 

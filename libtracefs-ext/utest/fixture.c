@@ -49,11 +49,11 @@ void *utest_gamma_addr(void)
  * of .text and covers none of them when only .dynsym is left.
  */
 asm(".pushsection .text.utest_nosize, \"ax\", @progbits\n"
-    ".globl utest_nosize\n"
-    ".type utest_nosize, @function\n"
-    "utest_nosize:\n"
-    "	nop; nop; nop; nop; nop; nop; nop; nop\n"
-    "	nop; nop; nop; nop; nop; nop; nop; nop\n"
-    "	ret\n"
-    ".popsection\n");
+	".globl utest_nosize\n"
+	".type utest_nosize, @function\n"
+	"utest_nosize:\n"
+	"	nop; nop; nop; nop; nop; nop; nop; nop\n"
+	"	nop; nop; nop; nop; nop; nop; nop; nop\n"
+	"	ret\n"
+	".popsection\n");
 #endif

@@ -112,6 +112,8 @@ int main(void)
 		return 1;
 	}
 	utest_symbolize_register();
+	utest_debug_file_register();
+	utest_damage_register();
 	if (CU_get_error() != CUE_SUCCESS) {
 		fprintf(stderr, "utest: registering tests: %s\n", CU_get_error_msg());
 		CU_cleanup_registry();

@@ -16,11 +16,15 @@
 #include <string.h>
 #include <CUnit/CUnit.h>
 
-/* Each test file registers its suites from here; see utest-main.c. */
+/* Each test file registers its suite; utest-main.c calls them all. */
 void utest_symbolize_register(void);
+void utest_debug_file_register(void);
+void utest_damage_register(void);
 
 /* Mark the running test skipped; the test then returns by itself. */
 void utest_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#define UT_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* Record a failure with a printf-style message unless ok; return ok. */
 bool utest_check(bool ok, const char *file, unsigned int line, const char *fmt, ...)
