@@ -279,8 +279,9 @@ int ustack_symbolizer_lookup(struct ustack_symbolizer *sym, const char *path,
 		return 0;
 	symbol->addr = offset - seg->offset + seg->vaddr;
 
+	/* a symbol never reaches into the next segment, whatever its section says */
 	s = ustack_symtab_find(&f->symtab, symbol->addr);
-	if (!s)
+	if (!s || s->addr < seg->vaddr)
 		return 0;
 	symbol->file = f->sym_file;
 	symbol->name = f->symtab.names + s->name;

@@ -64,6 +64,40 @@ static void test_debug_build_id_wrong(void)
 	ustack_symbolizer_free(sym);
 }
 
+/* A file at the build-id path without any build-id is not the debug file either. */
+static void test_debug_build_id_none(void)
+{
+	unsigned char *copy, *p, *end;
+	struct ustack_symbolizer *sym;
+	struct utest_blob blob;
+	char root[PATH_MAX];
+	bool cleared = false;
+
+	copy = malloc(utest_blob_debug.size);
+	if (!UT_CHECK(copy, "malloc"))
+		return;
+	memcpy(copy, utest_blob_debug.data, utest_blob_debug.size);
+	/* the note: namesz 4, descsz, type NT_GNU_BUILD_ID (3), "GNU", the id */
+	end = copy + utest_blob_debug.size - 16 - fx.build_id_size;
+	for (p = copy; p < end && !cleared; p += 4) {
+		if (!memcmp(p + 12, "GNU", 4) && !memcmp(p + 16, fx.build_id, fx.build_id_size)) {
+			memset(p + 8, 0x7f, 4);
+			cleared = true;
+		}
+	}
+	blob.data = copy;
+	blob.size = utest_blob_debug.size;
+	if (UT_CHECK(cleared, "no build-id note in fixture.debug") &&
+	    UT_CHECK(utest_dir("dbg-no-id", root, sizeof(root)), "mkdir") &&
+	    UT_CHECK(utest_put_build_id_file(root, &blob), "write")) {
+		sym = utest_symbolizer(root);
+		if (sym)
+			CHECK_UNRESOLVED(sym, fx.stripped, NULL, 0, fx.funcs[F_GAMMA].offset);
+		ustack_symbolizer_free(sym);
+	}
+	free(copy);
+}
+
 /*
  * Stripped copy as dir/lib.so with the debug file where .gnu_debuglink
  * points: sub is "" (same directory) or ".debug"; with root, under
@@ -174,6 +208,7 @@ void utest_debug_file_register(void)
 	CU_add_test(suite, "stripped_dynsym", test_stripped_dynsym);
 	CU_add_test(suite, "debug_build_id", test_debug_build_id);
 	CU_add_test(suite, "debug_build_id_wrong", test_debug_build_id_wrong);
+	CU_add_test(suite, "debug_build_id_none", test_debug_build_id_none);
 	CU_add_test(suite, "debuglink_same_dir", test_debuglink_same_dir);
 	CU_add_test(suite, "debuglink_subdir", test_debuglink_subdir);
 	CU_add_test(suite, "debuglink_debug_dir", test_debuglink_debug_dir);

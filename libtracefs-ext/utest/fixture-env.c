@@ -26,6 +26,8 @@ static const char * const utest_func_names[F_NR] = {
 	[F_BETA]	= "utest_beta",
 	[F_GAMMA]	= "utest_gamma",
 	[F_NOSIZE]	= "utest_nosize",
+	[F_PADDED]	= "utest_padded",
+	[F_RODATA]	= "utest_rodata_label",
 };
 
 bool utest_pathf(char *buf, size_t size, const char *fmt, ...)

@@ -48,7 +48,8 @@ struct utest_func {
 	bool			found;
 };
 
-enum { F_ALPHA, F_BETA, F_GAMMA, F_NOSIZE, F_NR };
+/* F_NOSIZE, F_PADDED and F_RODATA are assembly, only on x86 */
+enum { F_ALPHA, F_BETA, F_GAMMA, F_NOSIZE, F_PADDED, F_RODATA, F_NR };
 
 struct utest_fixture {
 	char			tmp_dir[PATH_MAX];

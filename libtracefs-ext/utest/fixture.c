@@ -36,6 +36,9 @@ NOINLINE int utest_beta(int x)
 /* Another global name for utest_beta: lookups must pick one the same way. */
 int utest_beta_alias(int x) __attribute__((alias("utest_beta")));
 
+/* A weak name for utest_alpha, shorter: the global name still wins. */
+int ualpha(int x) __attribute__((weak, alias("utest_alpha")));
+
 /* The tests cannot dlsym() a static function. */
 void *utest_gamma_addr(void)
 {
@@ -55,5 +58,22 @@ asm(".pushsection .text.utest_nosize, \"ax\", @progbits\n"
 	"	nop; nop; nop; nop; nop; nop; nop; nop\n"
 	"	nop; nop; nop; nop; nop; nop; nop; nop\n"
 	"	ret\n"
+	".popsection\n");
+
+/* A 1-byte function and 32 bytes after it that belong to no symbol. */
+asm(".pushsection .text.utest_padded, \"ax\", @progbits\n"
+	".globl utest_padded\n"
+	".type utest_padded, @function\n"
+	"utest_padded:\n"
+	"	ret\n"
+	".size utest_padded, 1\n"
+	"	.skip 32, 0xcc\n"
+	".popsection\n");
+
+/* A label in read-only data: a symbol, but not code. */
+asm(".pushsection .rodata.utest_label, \"a\", @progbits\n"
+	".globl utest_rodata_label\n"
+	"utest_rodata_label:\n"
+	"	.skip 64, 0\n"
 	".popsection\n");
 #endif

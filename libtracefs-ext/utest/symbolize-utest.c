@@ -105,6 +105,27 @@ static void test_no_size(void)
 	ustack_symbolizer_free(sym);
 }
 
+/* Bytes after a sized symbol that no symbol covers; data that is no code. */
+static void test_no_symbol(void)
+{
+	struct ustack_symbolizer *sym;
+	unsigned int delta;
+
+	if (!fx.funcs[F_PADDED].found || !fx.funcs[F_RODATA].found) {
+		utest_skip("no assembly fixture functions on this architecture");
+		return;
+	}
+	sym = utest_symbolizer(fx.empty_dir);
+	if (!sym)
+		return;
+	CHECK_RESOLVED(sym, fx.so, NULL, 0, &fx.funcs[F_PADDED], 0, fx.so);
+	for (delta = 1; delta <= 32; delta += 7)
+		CHECK_UNRESOLVED(sym, fx.so, NULL, 0, fx.funcs[F_PADDED].offset + delta);
+	CHECK_UNRESOLVED(sym, fx.so, NULL, 0, fx.funcs[F_RODATA].offset);
+	CHECK_UNRESOLVED(sym, fx.so, NULL, 0, fx.funcs[F_RODATA].offset + 8);
+	ustack_symbolizer_free(sym);
+}
+
 static void test_outside_segments(void)
 {
 	unsigned long long size = utest_blob_so.size;
@@ -337,6 +358,7 @@ void utest_symbolize_register(void)
 	CU_add_test(suite, "debug_dir", test_debug_dir);
 	CU_add_test(suite, "symtab", test_symtab);
 	CU_add_test(suite, "no_size", test_no_size);
+	CU_add_test(suite, "no_symbol", test_no_symbol);
 	CU_add_test(suite, "outside_segments", test_outside_segments);
 	CU_add_test(suite, "missing_file", test_missing_file);
 	CU_add_test(suite, "build_id_match", test_build_id_match);
