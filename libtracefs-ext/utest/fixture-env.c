@@ -16,6 +16,7 @@
 
 /* filled in by the setup: the size of a blob is no constant expression in C */
 struct utest_blob utest_blob_so, utest_blob_debug, utest_blob_stripped, utest_blob_other;
+struct utest_blob utest_blob32_so, utest_blob32_debug, utest_blob32_stripped, utest_blob32_expect;
 
 #define UTEST_BLOB(name)	((struct utest_blob){ name, (size_t)(name##_end - name) })
 
@@ -221,6 +222,10 @@ static int utest_fixture_make(void)
 	utest_blob_debug = UTEST_BLOB(utest_fixture_debug);
 	utest_blob_stripped = UTEST_BLOB(utest_fixture_stripped_so);
 	utest_blob_other = UTEST_BLOB(utest_fixture_other_so);
+	utest_blob32_so = UTEST_BLOB(utest_fixture32_so);
+	utest_blob32_debug = UTEST_BLOB(utest_fixture32_debug);
+	utest_blob32_stripped = UTEST_BLOB(utest_fixture32_stripped_so);
+	utest_blob32_expect = UTEST_BLOB(utest_fixture32_expect);
 	/* short, so that every path the tests make in it fits */
 	if (!utest_pathf(fx.tmp_dir, 256, "%s/ustack-utest.XXXXXX", tmp && *tmp ? tmp : "/tmp") ||
 	    !mkdtemp(fx.tmp_dir)) {

@@ -33,12 +33,19 @@ struct utest_blob {
 
 extern struct utest_blob utest_blob_so, utest_blob_debug, utest_blob_stripped,
 	utest_blob_other;
+/* The 32-bit build, empty when the toolchain has none; see elf32-utest.c. */
+extern struct utest_blob utest_blob32_so, utest_blob32_debug, utest_blob32_stripped,
+	utest_blob32_expect;
 
 /* Their bytes, from fixtures.S */
 extern const unsigned char utest_fixture_so[], utest_fixture_so_end[];
 extern const unsigned char utest_fixture_debug[], utest_fixture_debug_end[];
 extern const unsigned char utest_fixture_stripped_so[], utest_fixture_stripped_so_end[];
 extern const unsigned char utest_fixture_other_so[], utest_fixture_other_so_end[];
+extern const unsigned char utest_fixture32_so[], utest_fixture32_so_end[];
+extern const unsigned char utest_fixture32_debug[], utest_fixture32_debug_end[];
+extern const unsigned char utest_fixture32_stripped_so[], utest_fixture32_stripped_so_end[];
+extern const unsigned char utest_fixture32_expect[], utest_fixture32_expect_end[];
 
 /* A function of the fixture: where it is in the file and at link time. */
 struct utest_func {

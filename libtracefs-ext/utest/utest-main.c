@@ -114,6 +114,7 @@ int main(void)
 	utest_symbolize_register();
 	utest_debug_file_register();
 	utest_damage_register();
+	utest_elf32_register();
 	if (CU_get_error() != CUE_SUCCESS) {
 		fprintf(stderr, "utest: registering tests: %s\n", CU_get_error_msg());
 		CU_cleanup_registry();

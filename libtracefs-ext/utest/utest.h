@@ -20,6 +20,7 @@
 void utest_symbolize_register(void);
 void utest_debug_file_register(void);
 void utest_damage_register(void);
+void utest_elf32_register(void);
 
 /* Mark the running test skipped; the test then returns by itself. */
 void utest_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
