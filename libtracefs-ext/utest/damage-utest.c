@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fixture-env.h"
 
@@ -45,6 +46,10 @@ static void test_not_elf(void)
 		CHECK_UNRESOLVED(sym, path, NULL, 0, 0x10);
 	CHECK_UNRESOLVED(sym, fx.tmp_dir, NULL, 0, 0);
 	CHECK_UNRESOLVED(sym, "/dev/null", NULL, 0, 0);
+	/* reading a FIFO without a writer would block */
+	utest_pathf(path, sizeof(path), "%s/fifo", fx.tmp_dir);
+	if (UT_CHECK(!mkfifo(path, 0600), "mkfifo %s: %s", path, strerror(errno)))
+		CHECK_UNRESOLVED(sym, path, NULL, 0, 0);
 	ustack_symbolizer_free(sym);
 }
 

@@ -4,6 +4,7 @@
  * by build-id and by .gnu_debuglink (each place, and a bad CRC), and files
  * whose build-id does not match. The fixtures are described in fixture-env.h.
  */
+#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,48 @@ static void test_debug_build_id_none(void)
 		sym = utest_symbolizer(root);
 		if (sym)
 			CHECK_UNRESOLVED(sym, fx.stripped, NULL, 0, fx.funcs[F_GAMMA].offset);
+		ustack_symbolizer_free(sym);
+	}
+	free(copy);
+}
+
+/*
+ * Without section headers (as after sstrip), the build-id comes from the
+ * PT_NOTE segment, and the debug file is still found by it.
+ */
+static void test_no_section_headers(void)
+{
+	char dir[PATH_MAX], lib[PATH_MAX], root[PATH_MAX], dbg[PATH_MAX];
+	struct ustack_symbolizer *sym;
+	struct utest_blob blob;
+	Elf64_Ehdr *ehdr;
+	unsigned char *copy;
+
+	if (utest_blob_stripped.size < sizeof(*ehdr) ||
+	    utest_blob_stripped.data[EI_CLASS] != ELFCLASS64) {
+		utest_skip("the fixture is not an ELF64 file");
+		return;
+	}
+	copy = malloc(utest_blob_stripped.size);
+	if (!UT_CHECK(copy, "malloc"))
+		return;
+	memcpy(copy, utest_blob_stripped.data, utest_blob_stripped.size);
+	ehdr = (Elf64_Ehdr *)copy;
+	ehdr->e_shoff = 0;
+	ehdr->e_shnum = 0;
+	ehdr->e_shstrndx = 0;
+	blob.data = copy;
+	blob.size = utest_blob_stripped.size;
+
+	if (UT_CHECK(utest_dir("no-shdr", dir, sizeof(dir)) &&
+		     utest_dir("no-shdr-root", root, sizeof(root)), "mkdir") &&
+	    UT_CHECK(utest_pathf(lib, sizeof(lib), "%s/lib.so", dir) &&
+		     utest_write_blob(lib, &blob), "write") &&
+	    UT_CHECK(utest_put_build_id_file(root, &utest_blob_debug), "write")) {
+		utest_build_id_path(root, dbg, sizeof(dbg));
+		sym = utest_symbolizer(root);
+		if (sym)
+			CHECK_RESOLVED(sym, lib, NULL, 0, &fx.funcs[F_GAMMA], 1, dbg);
 		ustack_symbolizer_free(sym);
 	}
 	free(copy);
@@ -209,6 +252,7 @@ void utest_debug_file_register(void)
 	CU_add_test(suite, "debug_build_id", test_debug_build_id);
 	CU_add_test(suite, "debug_build_id_wrong", test_debug_build_id_wrong);
 	CU_add_test(suite, "debug_build_id_none", test_debug_build_id_none);
+	CU_add_test(suite, "no_section_headers", test_no_section_headers);
 	CU_add_test(suite, "debuglink_same_dir", test_debuglink_same_dir);
 	CU_add_test(suite, "debuglink_subdir", test_debuglink_subdir);
 	CU_add_test(suite, "debuglink_debug_dir", test_debuglink_debug_dir);

@@ -4,19 +4,40 @@
  * per test from the CUnit handlers, then "N passed, N failed, N skipped".
  * The exit status is 0 only when no test failed and CUnit itself worked.
  *
- * Unlike the CUnit basic runner, this one fails the run when a test fails.
+ * Unlike the CUnit basic runner, this one fails the run when a test fails,
+ * and ends it with a FAIL line when a test hangs.
  */
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <CUnit/TestRun.h>
 
 #include "utest.h"
 
+/* Seconds a test may take; tests/run.sh has no timeout of its own. */
+#ifndef UTEST_TIMEOUT
+#define UTEST_TIMEOUT	120
+#endif
+
 static unsigned int utest_passed, utest_failed, utest_skipped;
 static char utest_skip_reason[256];
 static bool utest_skipping;
+static char utest_timeout_line[512];
+static size_t utest_timeout_len;
+
+/* A hung test: say which, and end the run (async-signal-safe calls only). */
+static void utest_timeout(int sig)
+{
+	ssize_t ret;
+
+	(void)sig;
+	ret = write(STDOUT_FILENO, utest_timeout_line, utest_timeout_len);
+	(void)ret;
+	_exit(1);
+}
 
 void utest_skip(const char *fmt, ...)
 {
@@ -62,15 +83,21 @@ static void utest_print_failures(const CU_pTest test, CU_pFailureRecord f)
 
 static void utest_test_start(const CU_pTest test, const CU_pSuite suite)
 {
-	(void)test;
-	(void)suite;
+	int len;
+
 	utest_skipping = false;
 	utest_skip_reason[0] = '\0';
+	len = snprintf(utest_timeout_line, sizeof(utest_timeout_line),
+		       "FAIL: %s/%s: no result after %d s\n", suite->pName, test->pName,
+		       UTEST_TIMEOUT);
+	utest_timeout_len = len < 0 ? 0 : strlen(utest_timeout_line);
+	alarm(UTEST_TIMEOUT);
 }
 
 static void utest_test_complete(const CU_pTest test, const CU_pSuite suite,
 				const CU_pFailureRecord failure)
 {
+	alarm(0);
 	if (failure) {
 		printf("FAIL: %s/%s: ", suite->pName, test->pName);
 		utest_print_failures(test, failure);
@@ -121,6 +148,7 @@ int main(void)
 		return 1;
 	}
 
+	signal(SIGALRM, utest_timeout);
 	CU_set_test_start_handler(utest_test_start);
 	CU_set_test_complete_handler(utest_test_complete);
 	CU_set_suite_init_failure_handler(utest_suite_init_failed);
