@@ -30,8 +30,8 @@ struct ustack_symbolizer {
 static unsigned long ustack_file_hash(const char *path, const unsigned char *build_id,
 				      size_t build_id_size)
 {
-	unsigned long long h = 0xcbf29ce484222325ULL;
 	const unsigned char *p = (const unsigned char *)path;
+	unsigned long long h = 0xcbf29ce484222325ULL;
 	size_t i;
 
 	do {
@@ -75,8 +75,8 @@ static struct ustack_file *ustack_cache_find(struct ustack_symbolizer *sym, unsi
 /* Insert f; the table doubles when it holds as many files as chains. */
 static void ustack_cache_add(struct ustack_symbolizer *sym, struct ustack_file *f)
 {
-	size_t i, size = sym->table_size * 2;
 	struct ustack_file **table, *g, *next;
+	size_t i, size = sym->table_size * 2;
 
 	if (sym->nr_files >= sym->table_size) {
 		/* a failed resize only makes the chains longer */

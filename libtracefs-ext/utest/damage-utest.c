@@ -102,8 +102,8 @@ static void test_truncated(void)
 /* Bogus offsets, sizes and links in each section header in turn. */
 static void test_bad_sections(void)
 {
-	size_t size = utest_blob_so.size;
 	const Elf64_Ehdr *ehdr = (const void *)utest_blob_so.data;
+	size_t size = utest_blob_so.size;
 	char path[PATH_MAX], what[64];
 	unsigned char *copy;
 	Elf64_Shdr *shdr;
@@ -157,10 +157,10 @@ out:
 /* Random bytes changed in the headers: anything may resolve, nothing may crash. */
 static void test_random_damage(void)
 {
-	size_t size = utest_blob_so.size;
 	const Elf64_Ehdr *ehdr = (const void *)utest_blob_so.data;
-	char path[PATH_MAX], what[64];
 	unsigned int seed = 42, round, n;
+	size_t size = utest_blob_so.size;
+	char path[PATH_MAX], what[64];
 	unsigned char *copy;
 	size_t pos;
 

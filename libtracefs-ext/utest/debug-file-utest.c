@@ -71,8 +71,8 @@ static void test_debug_build_id_none(void)
 	unsigned char *copy, *p, *end;
 	struct ustack_symbolizer *sym;
 	struct utest_blob blob;
-	char root[PATH_MAX];
 	bool cleared = false;
+	char root[PATH_MAX];
 
 	copy = malloc(utest_blob_debug.size);
 	if (!UT_CHECK(copy, "malloc"))

@@ -150,8 +150,8 @@ static bool utest_map_offset(const void *addr, const char *path, unsigned long l
 /* dl_iterate_phdr() callback: copy the GNU build-id note of the loaded fixture. */
 static int utest_find_build_id(struct dl_phdr_info *info, size_t size, void *data)
 {
-	bool *found = data;
 	const char *p, *end;
+	bool *found = data;
 	int i;
 
 	(void)size;
