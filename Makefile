@@ -12,6 +12,7 @@
 TOP     := $(CURDIR)
 BUILD   := $(TOP)/build
 PROGS   := $(BUILD)/progs
+LIBEXT  := $(MAKE) --no-print-directory -C libtracefs-ext O=$(BUILD)/libtracefs-ext
 CC      ?= gcc
 
 ifeq ($(V),1)
@@ -25,9 +26,12 @@ PROG_CFLAGS := -O2 -g -Wall -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
 PROG_SRC    := tests/progs
 
 .PHONY: all deps kernel-tree kernel-tree-reset kernel kernel-debug kernel-patches \
-	progs check demo bench clean distclean
+	progs libtracefs-ext check demo bench clean distclean
 
-all: kernel progs
+all: kernel progs libtracefs-ext
+
+libtracefs-ext:
+	$(Q)$(LIBEXT)
 
 deps:
 	$(Q)scripts/deps.sh
@@ -70,7 +74,8 @@ $(PROGS)/ustack-sample32: $(PROG_SRC)/sample.c $(PROG_SRC)/sample-lib.c $(PROG_S
 
 # ---- tests ----
 check: deps
-	$(Q)$(MAKE) --no-print-directory kernel progs
+	$(Q)$(MAKE) --no-print-directory kernel progs libtracefs-ext
+	$(Q)$(LIBEXT) utest
 	$(Q)tests/run.sh
 
 demo: deps
@@ -78,7 +83,9 @@ demo: deps
 	$(Q)scripts/demo.sh
 
 clean:
+	$(Q)$(LIBEXT) clean
 	$(Q)rm -rf $(PROGS) $(BUILD)/guest $(BUILD)/tests
 
 distclean:
+	$(Q)$(LIBEXT) clean
 	$(Q)rm -rf $(BUILD)

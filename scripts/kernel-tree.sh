@@ -41,6 +41,14 @@ apply_series() {
 series_ids() { series | xargs -r cat | git patch-id --stable | cut -d' ' -f1 | sort; }
 tree_ids() { git_tree log -p --reverse base..HEAD | git patch-id --stable | cut -d' ' -f1 | sort; }
 
+# Debian's .gitignore ignores everything at the top level ("/*"), which
+# hides new kernel files from git status and git add. Drop that block in
+# the work tree only; base stays the pristine Debian source.
+unignore() {
+	git -C "$1" update-index --skip-worktree .gitignore
+	sed -i '/^# Debian packaging: ignore everything/,$d' "$1/.gitignore"
+}
+
 create_tree() {
 	echo "kernel-tree: extracting linux-source-6.12 $version into build/linux"
 	rm -rf "$tree" "$tree.new"
@@ -56,6 +64,7 @@ create_tree() {
 	GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z" \
 		git -C "$tree.new" commit -q -m "Debian linux-source-6.12 $version"
 	git -C "$tree.new" tag base
+	unignore "$tree.new"
 	echo "$version" > "$tree.new/.git/ustack-source-version"
 	mv "$tree.new" "$tree"
 	apply_series
@@ -71,6 +80,7 @@ elif [ "${1:-}" = "--reset" ]; then
 	git_tree am --abort >/dev/null 2>&1 || true
 	git_tree reset -q --hard base
 	git_tree clean -q -fdx
+	unignore "$tree"
 	apply_series
 	echo "kernel-tree: reset to base and applied $(series | wc -l) patch(es)"
 elif [ "$(series_ids)" != "$(tree_ids)" ]; then

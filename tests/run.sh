@@ -58,7 +58,7 @@ run_cunit() {
 	"$bin" >"$log.raw" 2>&1
 	rc=$?
 	cp "$log.raw" "$log"
-	# per-test lines from our CUnit main (tests/lib/cunit-main.c)
+	# one line per test from the CUnit runner (libtracefs-ext/utest/utest-main.c)
 	grep -qE '^(PASS|FAIL|SKIP):' "$log.raw" || {
 		echo "FAIL: $(basename "$bin"): no per-test results" >>"$log"
 	}

@@ -14,7 +14,8 @@ if [ $# -gt 0 ]; then
 else
 	while read -r c _; do
 		case "$c" in ''|'#'*) continue ;; esac
-		cases+=("$ftdir/test.d/$c")
+		# shellcheck disable=SC2206
+		cases+=($ftdir/test.d/$c)
 	done < "$USTACK_TOP/tests/ftracetest.list"
 fi
 

@@ -1,0 +1,23 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Every patch of the series passes the tree's checkpatch.pl (no errors, no
+# warnings) and applies on its own predecessors (kernel-tree.sh checks that).
+. "$(dirname "$0")/../lib/result.sh"
+
+tree=$USTACK_TOP/build/linux
+# spdxcheck.py wants Debian's python3 (python3-ply), not another one on PATH.
+export PATH=/usr/bin:$PATH
+n=0
+for p in "$USTACK_TOP"/kernel/patches/*.patch; do
+	[ -e "$p" ] || continue
+	n=$((n + 1))
+	name="checkpatch $(basename "$p")"
+	out=$(cd "$tree" && scripts/checkpatch.pl -q --show-types "$p" 2>&1)
+	if echo "$out" | grep -qE '^(ERROR|WARNING):'; then
+		fail "$name" "$(echo "$out" | grep -E '^(ERROR|WARNING):' | head -n 3 | tr '\n' ' ')"
+	else
+		pass "$name"
+	fi
+done
+[ $n -gt 0 ] || skip "checkpatch" "the series is empty"
+finish
