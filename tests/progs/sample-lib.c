@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The shared-library half of the known call chain. The system call is made
- * from our own code (inline asm, not libc), so every frame has a frame
- * pointer and a test can expect the exact chain:
+ * from our own code (not libc), so every frame has a frame pointer and a
+ * test can expect the exact chain:
  *
  *   ustack_lib_syscall <- ustack_lib_inner <- ustack_lib_enter <-
  *   sample_middle <- sample_outer <- main
@@ -11,18 +11,49 @@
 
 #define NOINLINE __attribute__((noinline, noclone))
 
-NOINLINE long ustack_lib_syscall(void)
-{
-	long ret;
-
+/*
+ * long ustack_lib_syscall(void): getppid with a standard frame. GCC 12
+ * leaves leaf functions without a frame pointer whatever the options,
+ * which would hide the caller from a frame-pointer walk; so this one is
+ * written out.
+ */
 #ifdef __x86_64__
-	asm volatile("syscall" : "=a"(ret) : "0"(110L) /* getppid */
-		     : "rcx", "r11", "memory");
+asm(".text\n"
+    ".globl ustack_lib_syscall\n"
+    ".type ustack_lib_syscall, @function\n"
+    "ustack_lib_syscall:\n"
+    "	.cfi_startproc\n"
+    "	push %rbp\n"
+    "	.cfi_def_cfa_offset 16\n"
+    "	.cfi_offset %rbp, -16\n"
+    "	mov %rsp, %rbp\n"
+    "	.cfi_def_cfa_register %rbp\n"
+    "	mov $110, %eax\n"		/* getppid */
+    "	syscall\n"
+    "	pop %rbp\n"
+    "	.cfi_def_cfa %rsp, 8\n"
+    "	ret\n"
+    "	.cfi_endproc\n"
+    ".size ustack_lib_syscall, .-ustack_lib_syscall\n");
 #else
-	asm volatile("int $0x80" : "=a"(ret) : "0"(64L) /* getppid */ : "memory");
+asm(".text\n"
+    ".globl ustack_lib_syscall\n"
+    ".type ustack_lib_syscall, @function\n"
+    "ustack_lib_syscall:\n"
+    "	.cfi_startproc\n"
+    "	push %ebp\n"
+    "	.cfi_def_cfa_offset 8\n"
+    "	.cfi_offset %ebp, -8\n"
+    "	mov %esp, %ebp\n"
+    "	.cfi_def_cfa_register %ebp\n"
+    "	mov $64, %eax\n"		/* getppid */
+    "	int $0x80\n"
+    "	pop %ebp\n"
+    "	.cfi_def_cfa %esp, 4\n"
+    "	ret\n"
+    "	.cfi_endproc\n"
+    ".size ustack_lib_syscall, .-ustack_lib_syscall\n");
 #endif
-	return ret;
-}
 
 NOINLINE long ustack_lib_inner(int calls)
 {
