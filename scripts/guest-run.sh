@@ -64,10 +64,10 @@ qrc=$?
 [ -f "$res/output" ] && cat "$res/output"
 
 # Kernel reports that fail a run whatever the job said.
-bad='(Oops|Kernel panic|BUG:|WARNING:|general protection fault|KASAN|UBSAN|'
+bad='(Oops|Kernel panic|BUG:|WARNING:|general protection fault|UBSAN:|'
 bad+='possible recursive locking|possible circular locking|inconsistent lock state|'
-bad+='suspicious RCU usage|lockdep|unreferenced object|kmemleak reports|'
-bad+='INFO: task .* blocked|rcu_.* self-detected stall|soft lockup|hard LOCKUP)'
+bad+='suspicious RCU usage|DEBUG_LOCKS_WARN_ON|unreferenced object|kmemleak reports|'
+bad+='INFO: task .* blocked|self-detected stall|soft lockup|hard LOCKUP)'
 status=0
 if [ $qrc = 137 ]; then
 	echo "guest-run: FAIL: guest hung, killed after ${timeout}s; last console lines:"

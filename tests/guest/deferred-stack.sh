@@ -1,0 +1,85 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# options/user_stacktrace_deferred: a program with a known call chain gets
+# its exact stack, once per kernel entry, stitched to every event of the
+# entry; 64-bit and 32-bit.
+# kernels: normal debug
+# timeout: 300
+. "$(dirname "$0")/../lib/result.sh"
+. "$(dirname "$0")/../lib/ustack.sh"
+
+if [ ! -e $T/options/user_stacktrace_deferred ]; then
+	fail "option exists" "no $T/options/user_stacktrace_deferred"
+	finish
+fi
+check "option is off by default" test "$(cat $T/options/user_stacktrace_deferred)" = 0
+check "format files" test -r $T/events/ftrace/user_unwind_stack/format -a \
+	-r $T/events/ftrace/user_unwind_cookie/format -a -r $T/events/ftrace/user_unwind_file/format
+
+# chain_test NAME PROGRAM MATCH: 5 getppid calls, each a kernel entry,
+# traced with raw_syscalls (the syscalls events skip compat tasks); MATCH
+# is the system call number as the events print it.
+chain_test() {
+	local name=$1 prog=$2 match=$3 pid n bad=0 line syms
+
+	trace_clear
+	tw $T/events/raw_syscalls/sys_enter/enable 1
+	tw $T/events/raw_syscalls/sys_exit/enable 1
+	tw $T/options/user_stacktrace_deferred 1
+	tw $T/tracing_on 1
+	"$prog" 5 > /tmp/out 2>&1 &
+	pid=$!
+	wait $pid
+	tw $T/tracing_on 0
+	stitched | awk -F'|' -v p="$pid" -v m="$match" \
+		'$1 == p && index($4, m) { $4 = "getppid"; print }' OFS='|' > /tmp/stitched
+	stitched | grep '^STACKS|' >> /tmp/stitched
+	n=$(awk -F'|' -v p="$pid" '$1 == p && $4 ~ /getppid/' /tmp/stitched | wc -l)
+	if [ "$n" = 10 ]; then
+		pass "$name: 5 calls give 10 events"
+	else
+		fail "$name: 5 calls give 10 events" "saw $n"
+	fi
+	while IFS='|' read -r p cpu cookie ev frames; do
+		[ "$p" = "$pid" ] && [[ "$ev" == *getppid* ]] || continue
+		syms=$(first_n 6 "$(symbols "$frames")")
+		if [ "$syms" != "$CHAIN" ]; then
+			bad=1
+			line="$ev cookie=$cookie: '$syms'"
+		fi
+	done < /tmp/stitched
+	if [ $bad = 0 ] && [ "$n" -gt 0 ]; then
+		pass "$name: every event's stack is exactly the known chain"
+	else
+		fail "$name: every event's stack is exactly the known chain" "$line"
+	fi
+	# enter and exit of one call share a cookie; each call has its own
+	n=$(awk -F'|' -v p="$pid" '$1 == p && $4 ~ /getppid/ {print $3}' /tmp/stitched | sort -u | wc -l)
+	check "$name: one cookie per kernel entry" test "$n" = 5
+	n=$(awk -F'|' -v p="$pid" '$1 == "STACKS" && $4 == p && $3 != 1' /tmp/stitched | wc -l)
+	check "$name: one stack entry per cookie" test "$n" = 0
+	trace_clear
+}
+
+chain_test "64-bit" "$SAMPLE" "NR 110 "
+if [ -x "$SAMPLE32" ]; then
+	chain_test "32-bit compat" "$SAMPLE32" "NR 64 "
+else
+	skip "32-bit compat" "no 32-bit sample (gcc -m32 failed: install gcc-multilib)"
+fi
+
+# Frames are file + offset: the file entry names the binary with its build-id.
+trace_clear
+tw $T/events/syscalls/sys_enter_getppid/enable 1
+tw $T/options/user_stacktrace_deferred 1
+tw $T/tracing_on 1
+"$SAMPLE" 1 > /dev/null
+tw $T/tracing_on 0
+bid=$(readelf -n "$SAMPLE" 2>/dev/null | sed -n 's/.*Build ID: //p')
+if grep -q "user_unwind_file: id=[0-9]* build_id=$bid path=$SAMPLE\$" $T/trace; then
+	pass "file entry: path and build-id of the program"
+else
+	fail "file entry: path and build-id of the program" "$(grep user_unwind_file $T/trace | head -3)"
+fi
+trace_clear
+finish

@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: GPL-2.0
+# Stitch the text output of a tracefs "trace" file to deferred user stacks
+# (Documentation/trace/ftrace.rst, "Deferred user space stack traces").
+# Prints one line per event that is not a user_unwind_* entry:
+#   pid|cpu|cookie|event text|frames
+# frames: " path+0xoff ..." when the stack arrived, "NOCOOKIE" when the
+# event carries none, "LOST" when its stack never came. Also counts stack
+# entries per cookie: lines "STACKS|cookie|count|pid".
+# Portable awk (mawk): no gawk extensions.
+{
+	line = $0
+	if (substr(line, 1, 4) == " => ") {
+		if (cur != "")
+			stk[cur] = stk[cur] " " substr(line, 5)
+		next
+	}
+	cur = ""
+	if (substr(line, 1, 1) == "#")
+		next
+	i = index(line, "[")
+	if (!i)
+		next
+	head = substr(line, 1, i - 1)
+	sub(/ +$/, "", head)
+	n = split(head, a, "-")
+	pid = a[n] + 0
+	rest = substr(line, i + 1)
+	cpu = substr(rest, 1, index(rest, "]") - 1) + 0
+	j = index(rest, ": ")
+	body = substr(rest, j + 2)
+	if (body ~ /^user_unwind_cookie: /) {
+		c = body
+		sub(/.*cookie=/, "", c)
+		stpid[cpu] = pid
+		stck[cpu] = c
+		next
+	}
+	if (body ~ /^user_unwind_stack: /) {
+		c = body
+		sub(/.*cookie=/, "", c)
+		sub(/ .*/, "", c)
+		cur = c
+		stk[c] = ""
+		nstk[c]++
+		stkpid[c] = pid
+		next
+	}
+	if (body ~ /^user_unwind_file: /)
+		next
+	ne++
+	evpid[ne] = pid
+	evcpu[ne] = cpu
+	ev[ne] = body
+	evck[ne] = ""
+	if ((cpu in stpid) && stpid[cpu] == pid && stck[cpu] != "0x0")
+		evck[ne] = stck[cpu]
+}
+END {
+	for (k = 1; k <= ne; k++) {
+		c = evck[k]
+		if (c == "")
+			s = "NOCOOKIE"
+		else if (c in nstk)
+			s = stk[c]
+		else
+			s = "LOST"
+		print evpid[k] "|" evcpu[k] "|" c "|" ev[k] "|" s
+	}
+	for (c in nstk)
+		print "STACKS|" c "|" nstk[c] "|" stkpid[c]
+}

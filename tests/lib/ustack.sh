@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: GPL-2.0
+# Guest-side helpers for the deferred user stack tests. Sourced after
+# result.sh.
+
+T=/sys/kernel/tracing
+SYMBOLIZE=$USTACK_TOP/build/libtracefs-ext/examples/symbolize
+STITCH=$USTACK_TOP/tests/lib/stitch.awk
+SAMPLE=$USTACK_PROGS/ustack-sample
+SAMPLE32=$USTACK_PROGS/ustack-sample32
+# The known chain of ustack-sample's getppid calls, innermost first.
+CHAIN="ustack_lib_syscall ustack_lib_inner ustack_lib_enter sample_middle sample_outer main"
+
+# Write a tracefs file, failing loudly.
+tw() { echo "$2" > "$1" || { echo "cannot write '$2' to $1" >&2; return 1; }; }
+
+# Stop and clear everything in instance dir $1.
+trace_clear() {
+	local d=${1:-$T}
+
+	tw "$d/tracing_on" 0
+	echo 0 > "$d/events/enable"
+	[ -w "$d/current_tracer" ] && echo nop > "$d/current_tracer"
+	echo 0 > "$d/options/user_stacktrace_deferred"
+	echo > "$d/trace"
+}
+
+# stitched DIR: the stitched events of instance DIR (see stitch.awk).
+stitched() { awk -f "$STITCH" "${1:-$T}/trace"; }
+
+# symbols "FRAMES": the symbol names of " path+0xoff ..." frames.
+symbols() {
+	local f path off out names=
+	for f in $1; do
+		path=${f%+0x*}
+		off=0x${f##*+0x}
+		out=$("$SYMBOLIZE" "$path" "$off" 2>/dev/null)
+		out=${out%%+0x*}
+		names="$names ${out:-?}"
+	done
+	echo $names
+}
+
+# first_n N "WORDS": the first N words.
+first_n() { echo "$2" | tr ' ' '\n' | sed -n "1,${1}p" | tr '\n' ' ' | sed 's/ $//'; }
