@@ -42,3 +42,13 @@ symbols() {
 
 # first_n N "WORDS": the first N words.
 first_n() { echo "$2" | tr ' ' '\n' | sed -n "1,${1}p" | tr '\n' ' ' | sed 's/ $//'; }
+
+# gated PROG ARGS...: start PROG held at a gate, its pid in GATED_PID.
+# Start it with "open_gate" once tracing is set up for that pid.
+gated() {
+	rm -f /tmp/gate
+	mkfifo /tmp/gate
+	sh -c 'read x < /tmp/gate; exec "$@"' sh "$@" > /tmp/gated.out 2>&1 &
+	GATED_PID=$!
+}
+open_gate() { echo go > /tmp/gate; }
