@@ -2,16 +2,28 @@
 /*
  * libtracefs-ext: user-space stack helpers for ftrace.
  *
- * The symbolizer turns "offset into a mapped file" (what the kernel records
- * for a deferred user stack frame) into "symbol+offset" by reading the file,
- * or its separate debug file, by path. Every function is documented where it
- * is defined; Documentation/ustack-symbolizer.3 is the man page.
+ * Three API families, each with its man page in Documentation/:
+ *
+ *   ustack-control.3	 the tracefs option user_stacktrace_deferred;
+ *   ustack-stitcher.3	 events of a trace joined with their deferred user
+ *			 stacks (the user_unwind_* entries of the kernel);
+ *   ustack-symbolizer.3 "offset into a mapped file", what the kernel records
+ *			 for a user stack frame, to "symbol+offset".
+ *
+ * Every function is documented where it is defined.
  */
 #ifndef _USTACK_H
 #define _USTACK_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+/* Of libtracefs, libtraceevent and libtracecmd; their headers are not needed here. */
+struct tracefs_instance;
+struct tracecmd_input;
+struct tep_handle;
+struct tep_event;
+struct tep_record;
 
 #ifdef __cplusplus
 extern "C" {
@@ -59,6 +71,163 @@ int ustack_symbolizer_lookup(struct ustack_symbolizer *sym, const char *path,
 			     const unsigned char *build_id, size_t build_id_size,
 			     unsigned long long offset, struct ustack_symbol *symbol);
 int ustack_symbol_format(const struct ustack_symbol *symbol, char *buf, size_t size);
+
+/* ustack-control.c: the option user_stacktrace_deferred of an instance */
+int ustack_deferred_supported(struct tracefs_instance *instance);
+int ustack_deferred_enable(struct tracefs_instance *instance);
+int ustack_deferred_disable(struct tracefs_instance *instance);
+int ustack_deferred_is_enabled(struct tracefs_instance *instance);
+
+/*
+ * struct ustack_stack flags: the kernel's (user_unwind_stack.flags), and one
+ * of the library's own: the frame data was cut short or corrupt, and the
+ * frames before the damage are given.
+ */
+#define USTACK_STACK_TRUNCATED	0x1	/* more frames than were recorded */
+#define USTACK_STACK_NO_STACK	0x2	/* the stack could not be walked; nr is 0 */
+#define USTACK_STACK_MALFORMED	0x100	/* the frame data is damaged */
+
+/**
+ * struct ustack_frame - one frame of a user stack, as the kernel recorded it
+ * @path: the mapped file, as /proc/PID/maps showed it; NULL when the frame is
+ *	not in a file (@file_id 0) or the file is unknown (@file_id not 0: no
+ *	readable user_unwind_file entry with that id came before the stack)
+ * @build_id: the GNU build-id of the file; NULL when not known
+ * @build_id_size: the bytes in @build_id; 0 when not known
+ * @file_id: the id of the user_unwind_file entry; 0 when not in a file
+ * @offset: the offset into the file (ip - vma_start + vm_pgoff * page_size),
+ *	what ustack_symbolizer_lookup() takes; the address when @file_id is 0
+ */
+struct ustack_frame {
+	const char		*path;
+	const unsigned char	*build_id;
+	size_t			build_id_size;
+	unsigned int		file_id;
+	unsigned long long	offset;
+};
+
+/**
+ * struct ustack_stack - the user stack of one kernel entry of a task
+ * @cookie: the entry's cookie
+ * @pid: the task (common_pid of the user_unwind_stack entry)
+ * @flags: USTACK_STACK_* bits
+ * @nr: the number of @frames
+ * @frames: innermost first
+ */
+struct ustack_stack {
+	unsigned long long		cookie;
+	int				pid;
+	unsigned int			flags;
+	unsigned int			nr;
+	const struct ustack_frame	*frames;
+};
+
+/* What the stitcher knows of an event's user stack. */
+enum ustack_state {
+	USTACK_STATE_NONE,	/* the event carries no cookie: no user stack */
+	USTACK_STATE_STACK,	/* the stack is there */
+	USTACK_STATE_LOST,	/* it carries a cookie whose stack did not come */
+	USTACK_STATE_UNKNOWN,	/* events were missed on its CPU: cookie not known */
+	USTACK_STATE_RAW,	/* a user_unwind_* entry itself (USTACK_STITCH_RAW) */
+};
+
+/* Why a stack was lost. */
+enum ustack_lost {
+	USTACK_LOST_NONE,
+	USTACK_LOST_NEXT_COOKIE,	/* the task's next cookie came first */
+	USTACK_LOST_MISSED,		/* that, with events missed meanwhile */
+	USTACK_LOST_END,		/* the input ended first */
+	USTACK_LOST_LIMIT,		/* the stitcher's limits let the event go */
+};
+#define USTACK_LOST_NR		(USTACK_LOST_LIMIT + 1)
+
+/**
+ * struct ustack_info - an event's user stack, as handed to the callback
+ * @state: see enum ustack_state
+ * @lost: why, for USTACK_STATE_LOST; else USTACK_LOST_NONE
+ * @cookie: the cookie the event carries; 0 when it carries none or when that
+ *	is not known; for a raw user_unwind_cookie or user_unwind_stack entry,
+ *	its cookie
+ * @stack: for USTACK_STATE_STACK, and for a raw user_unwind_stack entry, the
+ *	stack; else NULL. Valid during the callback only.
+ */
+struct ustack_info {
+	enum ustack_state		state;
+	enum ustack_lost		lost;
+	unsigned long long		cookie;
+	const struct ustack_stack	*stack;
+};
+
+/**
+ * struct ustack_stitch_stats - what a stitcher has seen and holds
+ * @events: events handed back (not counting user_unwind_* entries)
+ * @states: of those, by enum ustack_state
+ * @lost: of the lost ones, by enum ustack_lost
+ * @stacks: user_unwind_stack entries read
+ * @stacks_unmatched: of those, stacks no event was waiting for
+ * @malformed: user_unwind_* entries that could not be read whole
+ * @tasks: tasks tracked now
+ * @held: events held now (waiting for a stack, or behind one that is)
+ * @held_bytes: bytes held now: record copies, and the stitcher's own per event
+ * @peak_tasks: the most @tasks there were
+ * @peak_held: the most @held there were
+ * @peak_held_bytes: the most @held_bytes there were
+ */
+struct ustack_stitch_stats {
+	unsigned long long	events;
+	unsigned long long	states[USTACK_STATE_RAW + 1];
+	unsigned long long	lost[USTACK_LOST_NR];
+	unsigned long long	stacks;
+	unsigned long long	stacks_unmatched;
+	unsigned long long	malformed;
+	size_t			tasks;
+	size_t			held;
+	size_t			held_bytes;
+	size_t			peak_tasks;
+	size_t			peak_held;
+	size_t			peak_held_bytes;
+};
+
+/* Flags of ustack_stitcher_alloc() and the drivers */
+#define USTACK_STITCH_RAW		(1U << 0)	/* hand back user_unwind_* entries too */
+#define USTACK_STITCH_START_UNKNOWN	(1U << 1)	/* the input may start mid-stream */
+
+/* Default limits; see ustack_stitcher_set_limits() */
+#define USTACK_STITCH_MAX_TASKS		4096
+#define USTACK_STITCH_MAX_HELD		65536
+#define USTACK_STITCH_MAX_HELD_BYTES	(16U << 20)
+
+struct ustack_stitcher;
+
+/*
+ * Called for every event, in input order; a non-zero return stops the
+ * handing back (see ustack_stitcher_add()). The record, and the stack in
+ * info, are valid during the call only.
+ */
+typedef int (*ustack_stitch_func)(struct tep_event *event, struct tep_record *record, int cpu,
+				  const struct ustack_info *info, void *context);
+
+/* ustack-stitch.c */
+struct ustack_stitcher *ustack_stitcher_alloc(struct tep_handle *tep, unsigned int flags,
+					      ustack_stitch_func callback, void *context);
+void ustack_stitcher_free(struct ustack_stitcher *st);
+int ustack_stitcher_set_limits(struct ustack_stitcher *st, size_t max_tasks, size_t max_held,
+			       size_t max_held_bytes);
+int ustack_stitcher_add(struct ustack_stitcher *st, struct tep_record *record, int cpu);
+int ustack_stitcher_flush(struct ustack_stitcher *st);
+int ustack_stitcher_stats(struct ustack_stitcher *st, struct ustack_stitch_stats *stats);
+
+/* ustack-stitch-tracefs.c, ustack-stitch-tracecmd.c: whole inputs */
+int ustack_stitch_instance(struct tep_handle *tep, struct tracefs_instance *instance,
+			   unsigned int flags, ustack_stitch_func callback, void *context);
+int ustack_stitch_tracecmd(struct tracecmd_input *handle, unsigned int flags,
+			   ustack_stitch_func callback, void *context);
+
+/* ustack-stitch-format.c: frames and stacks as text */
+int ustack_frame_format(struct ustack_symbolizer *sym, const struct ustack_frame *frame,
+			char *buf, size_t size);
+int ustack_stack_format(struct ustack_symbolizer *sym, const struct ustack_stack *stack,
+			char *buf, size_t size);
 
 #ifdef __cplusplus
 }

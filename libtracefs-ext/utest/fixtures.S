@@ -2,7 +2,7 @@
 /*
  * The fixture files, built into the test binary so that it runs from
  * anywhere: the test writes them to a temporary directory. The assembler
- * finds them through -I (the utest build directory).
+ * finds them through -I (the utest build directory, and utest/formats).
  */
 	.macro	utest_blob name, file
 	.section .rodata
@@ -23,5 +23,7 @@
 	utest_blob utest_fixture32_debug, fixture32.debug
 	utest_blob utest_fixture32_stripped_so, fixture32-stripped.so
 	utest_blob utest_fixture32_expect, fixture32.expect
+	/* the event formats of the stitcher tests (utest/formats/) */
+	utest_blob utest_formats, ustack-6.12.formats
 
 	.section .note.GNU-stack, "", %progbits

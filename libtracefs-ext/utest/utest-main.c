@@ -142,6 +142,12 @@ int main(void)
 	utest_debug_file_register();
 	utest_damage_register();
 	utest_elf32_register();
+	utest_control_register();
+	utest_frames_register();
+	utest_stitch_register();
+	utest_stitch_lost_register();
+	utest_stitch_bad_register();
+	utest_stitch_driver_register();
 	if (CU_get_error() != CUE_SUCCESS) {
 		fprintf(stderr, "utest: registering tests: %s\n", CU_get_error_msg());
 		CU_cleanup_registry();

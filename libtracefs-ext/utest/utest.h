@@ -21,6 +21,12 @@ void utest_symbolize_register(void);
 void utest_debug_file_register(void);
 void utest_damage_register(void);
 void utest_elf32_register(void);
+void utest_control_register(void);
+void utest_frames_register(void);
+void utest_stitch_register(void);
+void utest_stitch_lost_register(void);
+void utest_stitch_bad_register(void);
+void utest_stitch_driver_register(void);
 
 /* Mark the running test skipped; the test then returns by itself. */
 void utest_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stitch: print the events of a trace with their user stacks.
+ *
+ *   stitch [-r] [-n] [-d DEBUGDIR] TRACE.dat
+ *   stitch [-r] [-n] [-d DEBUGDIR] [-t TRACING_DIR] -i INSTANCE
+ *
+ * The first form reads a trace-cmd file; the second what an instance holds
+ * now ("-i /" for the top level), which reading consumes. The traced kernel
+ * needs options/user_stacktrace_deferred set. -r prints the user_unwind_*
+ * entries too; -n prints frames as file+offset, looking up no symbols;
+ * DEBUGDIR is where separate debug files are.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <trace-cmd.h>
+#include <ustack.h>
+
+static const char * const lost_why[USTACK_LOST_NR] = {
+	[USTACK_LOST_NONE]		= "",
+	[USTACK_LOST_NEXT_COOKIE]	= "the task's next cookie came first",
+	[USTACK_LOST_MISSED]		= "events were missed",
+	[USTACK_LOST_END]		= "the trace ended first",
+	[USTACK_LOST_LIMIT]		= "too many events held",
+};
+
+struct print_ctx {
+	struct ustack_symbolizer	*sym;	/* NULL: no symbols */
+	struct trace_seq		seq;
+	char				*text;
+	size_t				size;
+};
+
+/* The stack as text, a line per frame; the buffer grows to fit. */
+static const char *stack_text(struct print_ctx *ctx, const struct ustack_stack *stack)
+{
+	int len = ustack_stack_format(ctx->sym, stack, ctx->text, ctx->size);
+	char *text;
+
+	if (len >= 0 && (size_t)len >= ctx->size) {
+		text = realloc(ctx->text, len + 1);
+		if (!text)
+			return "  => [out of memory]\n";
+		ctx->text = text;
+		ctx->size = len + 1;
+		len = ustack_stack_format(ctx->sym, stack, ctx->text, ctx->size);
+	}
+	return len < 0 ? "  => [no text]\n" : ctx->text;
+}
+
+static int print_event(struct tep_event *event, struct tep_record *record, int cpu,
+		       const struct ustack_info *info, void *context)
+{
+	struct print_ctx *ctx = context;
+
+	if (!event)
+		return 0;
+	trace_seq_reset(&ctx->seq);
+	tep_print_event(event->tep, &ctx->seq, record, "%16s-%-5d [%03d] %6.1000d: %s: %s\n",
+			TEP_PRINT_COMM, TEP_PRINT_PID, TEP_PRINT_CPU, TEP_PRINT_TIME,
+			TEP_PRINT_NAME, TEP_PRINT_INFO);
+	trace_seq_terminate(&ctx->seq);
+	fputs(ctx->seq.buffer, stdout);
+
+	switch (info->state) {
+	case USTACK_STATE_STACK:
+		fputs(stack_text(ctx, info->stack), stdout);
+		break;
+	case USTACK_STATE_LOST:
+		printf("  => [stack lost: %s]\n", lost_why[info->lost]);
+		break;
+	case USTACK_STATE_UNKNOWN:
+		printf("  => [stack unknown: events were missed on CPU %d]\n", cpu);
+		break;
+	case USTACK_STATE_RAW:
+		/* a user_unwind_stack entry, decoded */
+		if (info->stack)
+			fputs(stack_text(ctx, info->stack), stdout);
+		break;
+	case USTACK_STATE_NONE:
+		break;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *debug_dir = NULL, *tracing_dir = NULL, *name = NULL;
+	struct tracefs_instance *instance;
+	struct print_ctx ctx = { 0 };
+	struct tracecmd_input *handle;
+	bool symbols = true;
+	unsigned int flags = 0;
+	int opt, ret = -1;
+
+	while ((opt = getopt(argc, argv, "rnd:t:i:")) != -1) {
+		switch (opt) {
+		case 'r':
+			flags |= USTACK_STITCH_RAW;
+			break;
+		case 'n':
+			symbols = false;
+			break;
+		case 'd':
+			debug_dir = optarg;
+			break;
+		case 't':
+			tracing_dir = optarg;
+			break;
+		case 'i':
+			name = optarg;
+			break;
+		default:
+			goto usage;
+		}
+	}
+	if (name ? optind != argc : argc - optind != 1)
+		goto usage;
+
+	if (symbols) {
+		ctx.sym = ustack_symbolizer_alloc();
+		if (!ctx.sym || (debug_dir && ustack_symbolizer_set_debug_dir(ctx.sym, debug_dir))) {
+			perror("stitch: symbolizer");
+			ustack_symbolizer_free(ctx.sym);
+			return 1;
+		}
+	}
+	trace_seq_init(&ctx.seq);
+
+	if (name) {
+		/* libtracefs reads files of its tracing directory too, not only the instance's */
+		if (tracing_dir && tracefs_set_tracing_dir((char *)tracing_dir)) {
+			perror("stitch: tracefs_set_tracing_dir");
+			goto out;
+		}
+		instance = tracefs_instance_alloc(tracing_dir, strcmp(name, "/") ? name : NULL);
+		if (!instance) {
+			fprintf(stderr, "stitch: no instance %s\n", name);
+			goto out;
+		}
+		/* the event formats are read from the instance's tracing directory */
+		ret = ustack_stitch_instance(NULL, instance, flags, print_event, &ctx);
+		if (ret < 0)
+			perror("stitch: ustack_stitch_instance");
+		tracefs_instance_free(instance);
+	} else {
+		handle = tracecmd_open(argv[optind], 0);
+		if (!handle) {
+			fprintf(stderr, "stitch: cannot read %s\n", argv[optind]);
+			goto out;
+		}
+		ret = ustack_stitch_tracecmd(handle, flags, print_event, &ctx);
+		if (ret < 0)
+			perror("stitch: ustack_stitch_tracecmd");
+		tracecmd_close(handle);
+	}
+out:
+	trace_seq_destroy(&ctx.seq);
+	free(ctx.text);
+	ustack_symbolizer_free(ctx.sym);
+	return ret < 0 ? 1 : 0;
+
+usage:
+	fprintf(stderr, "usage: stitch [-r] [-n] [-d DEBUGDIR] TRACE.dat\n"
+			"       stitch [-r] [-n] [-d DEBUGDIR] [-t TRACING_DIR] -i INSTANCE\n");
+	return 2;
+}

@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * Internals of the stitcher (events joined with their deferred user stacks),
+ * shared between its source files. Nothing here is exported from the shared
+ * library: every global helper is __hidden.
+ */
+#ifndef _USTACK_STITCH_LOCAL_H
+#define _USTACK_STITCH_LOCAL_H
+
+#include <stdint.h>
+#include <event-parse.h>
+
+#include "ustack.h"
+
+#define __hidden __attribute__((visibility("hidden")))
+
+#ifndef container_of
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - __builtin_offsetof(type, member)))
+#endif
+
+/* The size of user_unwind_file.build_id */
+#define USTACK_FILE_BUILD_ID_SIZE	20
+/*
+ * The highest file id kept (the kernel numbers at most 4096 files between
+ * two buffer resets); entries with higher ids are taken as malformed.
+ */
+#define USTACK_FILE_ID_MAX		16384
+/* The CPU numbers a stitcher takes: 0 to this - 1 (NR_CPUS is at most 8192) */
+#define USTACK_CPU_MAX			8192
+
+/* ---- ustack-frames.c: file table and frame decoding ---- */
+
+/* A user_unwind_file entry: shared by the file table and the stacks using it. */
+struct ustack_tfile {
+	unsigned int		refs;
+	unsigned int		id;
+	size_t			build_id_size;
+	unsigned char		build_id[USTACK_FILE_BUILD_ID_SIZE];
+	char			path[];
+};
+
+/* The files by id, as the trace named them so far; ids start at 1. */
+struct ustack_files {
+	struct ustack_tfile	**by_id;	/* by_id[id - 1] */
+	unsigned int		size;
+};
+
+int ustack_uleb128(const unsigned char *data, size_t size, size_t *pos,
+		   unsigned long long *val) __hidden;
+int ustack_files_set(struct ustack_files *files, unsigned int id, const unsigned char *build_id,
+		     size_t build_id_size, const char *path, size_t len) __hidden;
+void ustack_files_drop(struct ustack_files *files, unsigned int id) __hidden;
+void ustack_files_clear(struct ustack_files *files) __hidden;
+struct ustack_stack *ustack_stack_decode(struct ustack_files *files, unsigned long long cookie,
+					 int pid, unsigned int nr, unsigned int flags,
+					 const unsigned char *data, size_t size) __hidden;
+struct ustack_stack *ustack_stack_get(struct ustack_stack *stack) __hidden;
+void ustack_stack_put(struct ustack_stack *stack) __hidden;
+
+/* ---- ustack-records.c: the three entries in a trace ---- */
+
+/* A field of the event formats: where it is in a record. */
+struct ustack_field {
+	unsigned int		offset;
+	unsigned int		size;
+};
+
+/*
+ * What the stitcher needs of the event formats, found by name once.
+ * The ids are -1 when the tep does not have the events.
+ */
+struct ustack_formats {
+	struct tep_handle	*tep;
+	struct ustack_field	common_type;
+	struct ustack_field	common_pid;
+	bool			have_common;
+	int			cookie_id;
+	int			stack_id;
+	int			file_id;
+	struct ustack_field	cookie;			/* user_unwind_cookie */
+	struct ustack_field	stack_cookie;		/* user_unwind_stack */
+	struct ustack_field	stack_nr;
+	struct ustack_field	stack_flags;
+	struct ustack_field	stack_frames;
+	struct ustack_field	file_id_field;		/* user_unwind_file */
+	struct ustack_field	file_build_id_size;
+	struct ustack_field	file_build_id;
+	struct ustack_field	file_path;
+};
+
+/* A record, as far as the stitcher reads it. */
+enum ustack_kind {
+	USTACK_KIND_EVENT,	/* any other event, or a record too short for one */
+	USTACK_KIND_COOKIE,
+	USTACK_KIND_STACK,
+	USTACK_KIND_FILE,
+};
+
+struct ustack_rec {
+	enum ustack_kind	kind;
+	struct tep_event	*event;
+	int			pid;
+	bool			malformed;	/* a user_unwind_* entry that is cut */
+	unsigned long long	cookie;		/* COOKIE, STACK */
+	unsigned int		nr;		/* STACK */
+	unsigned int		flags;
+	const unsigned char	*data;		/* STACK: frames; FILE: path */
+	size_t			size;
+	unsigned int		id;		/* FILE */
+	const unsigned char	*build_id;
+	size_t			build_id_size;
+};
+
+int ustack_formats_init(struct ustack_formats *fmt, struct tep_handle *tep) __hidden;
+void ustack_rec_read(const struct ustack_formats *fmt, struct tep_record *record,
+		     struct ustack_rec *rec) __hidden;
+
+/* ---- ustack-tasks.c: tasks and their kernel entries ---- */
+
+enum ustack_entry_state {
+	USTACK_ENTRY_PENDING,
+	USTACK_ENTRY_STACK,
+	USTACK_ENTRY_LOST,
+};
+
+/*
+ * One kernel entry of a task: its cookie and, once known, its stack or why it
+ * is lost. Held by its task while current, and by every event held for it.
+ */
+struct ustack_entry {
+	unsigned int		refs;
+	enum ustack_entry_state	state;
+	enum ustack_lost	lost;
+	unsigned long long	cookie;
+	unsigned long long	missed_gen;	/* the stitcher's when it was made */
+	struct ustack_stack	*stack;
+};
+
+/* A task with a cookie: in the pid hash and in least recently used order. */
+struct ustack_task {
+	struct ustack_task	*hash_next;
+	struct ustack_task	*lru_prev;
+	struct ustack_task	*lru_next;
+	int			pid;
+	struct ustack_entry	*entry;
+};
+
+struct ustack_tasks {
+	struct ustack_task	**hash;		/* hash_size chains, a power of two */
+	size_t			hash_size;
+	size_t			nr;
+	struct ustack_task	*lru_head;	/* least recently used */
+	struct ustack_task	*lru_tail;
+};
+
+int ustack_tasks_init(struct ustack_tasks *tasks) __hidden;
+void ustack_tasks_clear(struct ustack_tasks *tasks) __hidden;
+struct ustack_task *ustack_task_find(struct ustack_tasks *tasks, int pid) __hidden;
+struct ustack_task *ustack_task_add(struct ustack_tasks *tasks, int pid,
+				    struct ustack_entry *entry) __hidden;
+void ustack_task_del(struct ustack_tasks *tasks, struct ustack_task *task) __hidden;
+void ustack_task_touch(struct ustack_tasks *tasks, struct ustack_task *task) __hidden;
+struct ustack_entry *ustack_entry_alloc(unsigned long long cookie,
+					unsigned long long missed_gen) __hidden;
+struct ustack_entry *ustack_entry_get(struct ustack_entry *entry) __hidden;
+void ustack_entry_put(struct ustack_entry *entry) __hidden;
+void ustack_entry_lose(struct ustack_entry *entry, enum ustack_lost why) __hidden;
+
+/* ---- ustack-stitch.c, ustack-rules.c, ustack-hold.c: the stitcher ---- */
+
+/* What the last cookie entry on a CPU says. */
+enum ustack_cpu_state {
+	USTACK_CPU_NONE,	/* no cookie entry yet: no event carries a cookie */
+	USTACK_CPU_COOKIE,	/* events of pid carry cookie (none when it is 0) */
+	USTACK_CPU_UNKNOWN,	/* events were missed since the last one */
+};
+
+struct ustack_cpu {
+	enum ustack_cpu_state	state;
+	int			pid;
+	unsigned long long	cookie;
+};
+
+/*
+ * An event (or raw entry) handed back later: a copy of its record, and what
+ * says its stack. With an entry, the entry's state is the event's; else
+ * state, lost and cookie are. limit: let go by the held events limit.
+ */
+struct ustack_held {
+	struct ustack_held	*next;
+	struct tep_event	*event;
+	struct tep_record	record;
+	int			cpu;
+	bool			limit;
+	struct ustack_info	info;
+	struct ustack_entry	*entry;
+	struct ustack_stack	*stack;		/* a raw user_unwind_stack entry's */
+	size_t			bytes;
+	unsigned char		data[];
+};
+
+struct ustack_stitcher {
+	struct ustack_formats		fmt;
+	unsigned int			flags;
+	ustack_stitch_func		callback;
+	void				*context;
+	struct ustack_cpu		*cpus;
+	unsigned int			nr_cpus;
+	struct ustack_tasks		tasks;
+	struct ustack_files		files;
+	struct ustack_held		*head;		/* oldest held event */
+	struct ustack_held		*tail;
+	unsigned long long		missed_gen;	/* reports of missed events */
+	size_t				max_tasks;
+	size_t				max_held;
+	size_t				max_held_bytes;
+	struct ustack_stitch_stats	stats;
+};
+
+/*
+ * An event to hand back: its record, its state when it has no entry, its
+ * entry when it carries a cookie that names one, a raw stack entry's stack.
+ */
+struct ustack_out {
+	struct tep_event	*event;
+	struct tep_record	*record;
+	int			cpu;
+	struct ustack_info	info;
+	struct ustack_entry	*entry;
+	struct ustack_stack	*stack;
+};
+
+/* A whole input fed to a stitcher by a driver (ustack-stitch-*.c). */
+struct ustack_run {
+	struct ustack_stitcher	*st;
+	int			err;		/* errno of a failed add */
+	bool			stopped;	/* by the callback */
+};
+
+/* ustack-stitch.c */
+int ustack_run_start(struct ustack_run *run, struct tep_handle *tep, unsigned int flags,
+		     ustack_stitch_func callback, void *context) __hidden;
+int ustack_run_record(struct ustack_run *run, struct tep_record *record, int cpu) __hidden;
+int ustack_run_finish(struct ustack_run *run, int iterated) __hidden;
+
+/* ustack-rules.c */
+struct ustack_cpu *ustack_cpu(struct ustack_stitcher *st, int cpu) __hidden;
+void ustack_cpus_reset(struct ustack_stitcher *st) __hidden;
+void ustack_on_cookie(struct ustack_stitcher *st, struct ustack_cpu *c,
+		      const struct ustack_rec *rec) __hidden;
+int ustack_on_stack(struct ustack_stitcher *st, const struct ustack_rec *rec,
+		    struct ustack_stack **raw) __hidden;
+int ustack_on_file(struct ustack_stitcher *st, const struct ustack_rec *rec) __hidden;
+int ustack_on_event(struct ustack_stitcher *st, struct ustack_cpu *c,
+		    const struct ustack_rec *rec, struct ustack_out *out) __hidden;
+
+/* ustack-hold.c */
+int ustack_hand_back(struct ustack_stitcher *st, const struct ustack_out *out) __hidden;
+int ustack_drain(struct ustack_stitcher *st) __hidden;
+void ustack_held_clear(struct ustack_stitcher *st) __hidden;
+
+#endif /* _USTACK_STITCH_LOCAL_H */

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * The frames of a user_unwind_stack entry, and the files they point into.
+ *
+ * Per frame, innermost first, the kernel writes an unsigned LEB128 tag: bit 0
+ * says that a new mapping starts here, the other bits are the zigzag-coded
+ * difference between this frame's offset and the previous frame's offset in
+ * the same mapping (0 at a new mapping). A new mapping is followed by an
+ * unsigned LEB128 file id: a user_unwind_file entry, or 0 when the frame is
+ * in no file (its offset is then the address). Bytes after the last frame
+ * are padding.
+ *
+ * Nothing in a record is trusted: a number cut short or longer than 64 bits,
+ * a first frame without a mapping, or fewer frames than the entry claims ends
+ * the decoding; the stack keeps the frames before the damage and says so
+ * (USTACK_STACK_MALFORMED).
+ *
+ * The files are kept by id as their entries come; a later entry with the
+ * same id (the kernel numbers again after a buffer reset) replaces the
+ * earlier one. A stack holds the files its frames point into, so replacing
+ * a file leaves stacks decoded before it as they were.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ustack-stitch-local.h"
+
+/* A stack with its reference count and the files its frames hold. */
+struct ustack_stack_ref {
+	unsigned int		refs;
+	struct ustack_tfile	**files;	/* per frame; NULL when not a known file */
+	struct ustack_stack	stack;
+	struct ustack_frame	frames[];
+};
+
+/**
+ * ustack_uleb128 - read an unsigned LEB128 number
+ * @data: the bytes
+ * @size: how many there are
+ * @pos: where the number starts; moved past it
+ * @val: the number
+ *
+ * Return: 0; -1 when the number runs past @size or does not fit 64 bits
+ * (more than 10 bytes, or a 10th byte above 1).
+ */
+int ustack_uleb128(const unsigned char *data, size_t size, size_t *pos, unsigned long long *val)
+{
+	unsigned long long v = 0;
+	unsigned int shift = 0;
+	size_t p = *pos;
+	unsigned char byte;
+
+	do {
+		if (p >= size || shift > 63)
+			return -1;
+		byte = data[p++];
+		if (shift == 63 && (byte & 0x7f) > 1)
+			return -1;
+		v |= (unsigned long long)(byte & 0x7f) << shift;
+		shift += 7;
+	} while (byte & 0x80);
+	*pos = p;
+	*val = v;
+	return 0;
+}
+
+static void ustack_tfile_put(struct ustack_tfile *f)
+{
+	if (f && !--f->refs)
+		free(f);
+}
+
+static struct ustack_tfile *ustack_files_lookup(struct ustack_files *files,
+						unsigned long long id)
+{
+	if (!id || id > files->size)
+		return NULL;
+	return files->by_id[id - 1];
+}
+
+/**
+ * ustack_files_set - a user_unwind_file entry came
+ * @files: the file table
+ * @id: its id, 1 to USTACK_FILE_ID_MAX
+ * @build_id: the file's build-id
+ * @build_id_size: its size, up to USTACK_FILE_BUILD_ID_SIZE; 0 when none
+ * @path: the path, not necessarily NUL-terminated
+ * @len: its length
+ *
+ * Return: 0; -1 with errno EINVAL (a bad id or size) or ENOMEM, the table
+ * being left as it was.
+ */
+int ustack_files_set(struct ustack_files *files, unsigned int id, const unsigned char *build_id,
+		     size_t build_id_size, const char *path, size_t len)
+{
+	struct ustack_tfile **by_id, *f;
+	unsigned int size;
+
+	if (!id || id > USTACK_FILE_ID_MAX || build_id_size > USTACK_FILE_BUILD_ID_SIZE) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (id > files->size) {
+		size = files->size ? files->size : 64;
+		while (size < id)
+			size *= 2;
+		by_id = realloc(files->by_id, size * sizeof(*by_id));
+		if (!by_id)
+			return -1;
+		memset(by_id + files->size, 0, (size - files->size) * sizeof(*by_id));
+		files->by_id = by_id;
+		files->size = size;
+	}
+
+	f = malloc(sizeof(*f) + len + 1);
+	if (!f)
+		return -1;
+	f->refs = 1;
+	f->id = id;
+	f->build_id_size = build_id_size;
+	memset(f->build_id, 0, sizeof(f->build_id));
+	if (build_id_size)
+		memcpy(f->build_id, build_id, build_id_size);
+	memcpy(f->path, path, len);
+	f->path[len] = '\0';
+
+	ustack_tfile_put(files->by_id[id - 1]);
+	files->by_id[id - 1] = f;
+	return 0;
+}
+
+/**
+ * ustack_files_drop - forget a file id
+ * @files: the file table
+ * @id: the id; unknown ids are ignored
+ *
+ * For an entry that replaces @id but cannot be read: frames with @id are
+ * unknown from then on, rather than pointing to the file it replaced.
+ */
+void ustack_files_drop(struct ustack_files *files, unsigned int id)
+{
+	if (!ustack_files_lookup(files, id))
+		return;
+	ustack_tfile_put(files->by_id[id - 1]);
+	files->by_id[id - 1] = NULL;
+}
+
+/**
+ * ustack_files_clear - forget every file
+ * @files: the file table, empty afterwards
+ */
+void ustack_files_clear(struct ustack_files *files)
+{
+	unsigned int i;
+
+	for (i = 0; i < files->size; i++)
+		ustack_tfile_put(files->by_id[i]);
+	free(files->by_id);
+	files->by_id = NULL;
+	files->size = 0;
+}
+
+/* One frame: 0, or -1 when the data is damaged. */
+static int ustack_frame_decode(const unsigned char *data, size_t size, size_t *pos, bool first,
+			       unsigned long long *id, unsigned long long *offset)
+{
+	unsigned long long tag, zz;
+
+	if (ustack_uleb128(data, size, pos, &tag))
+		return -1;
+	if (tag & 1) {
+		if (ustack_uleb128(data, size, pos, id) || *id > UINT32_MAX)
+			return -1;
+		*offset = 0;
+	} else if (first) {
+		/* no mapping to take the offset from */
+		return -1;
+	}
+	zz = tag >> 1;
+	/* zigzag: 0, -1, 1, -2, ... are 0, 1, 2, 3, ...; offsets wrap like the kernel's */
+	*offset += (zz >> 1) ^ -(zz & 1);
+	return 0;
+}
+
+/**
+ * ustack_stack_decode - decode the frames of a user_unwind_stack entry
+ * @files: the files named so far
+ * @cookie: the entry's cookie
+ * @pid: its common_pid
+ * @nr: the frames it says it has
+ * @flags: its flags (the kernel's USTACK_STACK_* bits)
+ * @data: the frame data
+ * @size: the bytes of @data, padding included
+ *
+ * Return: the stack, with one reference, to be put with ustack_stack_put();
+ * NULL with errno ENOMEM.
+ */
+struct ustack_stack *ustack_stack_decode(struct ustack_files *files, unsigned long long cookie,
+					 int pid, unsigned int nr, unsigned int flags,
+					 const unsigned char *data, size_t size)
+{
+	unsigned long long id = 0, offset = 0;
+	struct ustack_stack_ref *ref;
+	struct ustack_tfile *f;
+	unsigned int i, room;
+	size_t pos = 0;
+
+	/* every frame takes a byte at least */
+	room = nr < size ? nr : size;
+	ref = calloc(1, sizeof(*ref) + room * (sizeof(ref->frames[0]) + sizeof(ref->files[0])));
+	if (!ref)
+		return NULL;
+	ref->refs = 1;
+	ref->files = (struct ustack_tfile **)(ref->frames + room);
+	ref->stack.cookie = cookie;
+	ref->stack.pid = pid;
+	ref->stack.flags = flags & (USTACK_STACK_TRUNCATED | USTACK_STACK_NO_STACK);
+	ref->stack.frames = ref->frames;
+
+	for (i = 0; i < nr; i++) {
+		if (i >= room ||
+		    ustack_frame_decode(data, size, &pos, i == 0, &id, &offset)) {
+			ref->stack.flags |= USTACK_STACK_MALFORMED;
+			break;
+		}
+		ref->frames[i].file_id = id;
+		ref->frames[i].offset = offset;
+		f = ustack_files_lookup(files, id);
+		if (f) {
+			f->refs++;
+			ref->files[i] = f;
+			ref->frames[i].path = f->path;
+			if (f->build_id_size) {
+				ref->frames[i].build_id = f->build_id;
+				ref->frames[i].build_id_size = f->build_id_size;
+			}
+		}
+	}
+	ref->stack.nr = i;
+	return &ref->stack;
+}
+
+/**
+ * ustack_stack_get - take another reference to a stack
+ * @stack: from ustack_stack_decode()
+ *
+ * Return: @stack
+ */
+struct ustack_stack *ustack_stack_get(struct ustack_stack *stack)
+{
+	container_of(stack, struct ustack_stack_ref, stack)->refs++;
+	return stack;
+}
+
+/**
+ * ustack_stack_put - drop a reference to a stack, freeing it with the last
+ * @stack: from ustack_stack_decode(); NULL is allowed
+ */
+void ustack_stack_put(struct ustack_stack *stack)
+{
+	struct ustack_stack_ref *ref;
+	unsigned int i;
+
+	if (!stack)
+		return;
+	ref = container_of(stack, struct ustack_stack_ref, stack);
+	if (--ref->refs)
+		return;
+	for (i = 0; i < stack->nr; i++)
+		ustack_tfile_put(ref->files[i]);
+	free(ref);
+}

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * The three entries of options/user_stacktrace_deferred in a trace, read
+ * from records through their formats (the format files of events/ftrace/),
+ * which the tep handle has: the stitcher finds the event ids and the fields
+ * by name once, then reads records by offset, in the trace's byte order.
+ *
+ * Every read is checked against the record's size: a record too short for
+ * its fields, a path without its NUL, or a build-id size larger than its
+ * field is malformed, never read past.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "ustack-stitch-local.h"
+
+/* Where the field is, if it is there, is not dynamic and has the size asked for. */
+static int ustack_field_find(struct tep_event *event, const char *name, unsigned int size,
+			     bool array, struct ustack_field *field)
+{
+	struct tep_format_field *f = tep_find_field(event, name);
+
+	if (!f || f->offset < 0 || (f->flags & TEP_FIELD_IS_DYNAMIC) ||
+	    !(f->flags & TEP_FIELD_IS_ARRAY) != !array ||
+	    (!array && (unsigned int)f->size != size) || (array && f->size < 0))
+		return -1;
+	field->offset = f->offset;
+	field->size = array ? (unsigned int)f->size : size;
+	return 0;
+}
+
+static int ustack_common_find(struct tep_event *event, const char *name,
+			      struct ustack_field *field)
+{
+	struct tep_format_field *f = tep_find_common_field(event, name);
+
+	if (!f || f->offset < 0 || f->size <= 0 || f->size > 8)
+		return -1;
+	field->offset = f->offset;
+	field->size = f->size;
+	return 0;
+}
+
+/* The events of the option, when the tep has all three: 1; 0 when it has none. */
+static int ustack_formats_events(struct ustack_formats *fmt)
+{
+	struct tep_event *cookie, *stack, *file;
+	int err = 0;
+
+	cookie = tep_find_event_by_name(fmt->tep, "ftrace", "user_unwind_cookie");
+	stack = tep_find_event_by_name(fmt->tep, "ftrace", "user_unwind_stack");
+	file = tep_find_event_by_name(fmt->tep, "ftrace", "user_unwind_file");
+	if (!cookie && !stack && !file)
+		return 0;
+	if (!cookie || !stack || !file)
+		return -1;
+
+	err |= ustack_field_find(cookie, "cookie", 8, false, &fmt->cookie);
+	err |= ustack_field_find(stack, "cookie", 8, false, &fmt->stack_cookie);
+	err |= ustack_field_find(stack, "nr", 2, false, &fmt->stack_nr);
+	err |= ustack_field_find(stack, "flags", 2, false, &fmt->stack_flags);
+	err |= ustack_field_find(stack, "frames", 0, true, &fmt->stack_frames);
+	err |= ustack_field_find(file, "id", 4, false, &fmt->file_id_field);
+	err |= ustack_field_find(file, "build_id_size", 4, false, &fmt->file_build_id_size);
+	err |= ustack_field_find(file, "build_id", 0, true, &fmt->file_build_id);
+	err |= ustack_field_find(file, "path", 0, true, &fmt->file_path);
+	if (err)
+		return -1;
+	fmt->cookie_id = cookie->id;
+	fmt->stack_id = stack->id;
+	fmt->file_id = file->id;
+	return 1;
+}
+
+/**
+ * ustack_formats_init - find the stitcher's events and fields in a tep handle
+ * @fmt: filled in
+ * @tep: the event formats of the trace
+ *
+ * A tep without the three events (a trace from a kernel without the option)
+ * is fine: the ids are then -1 and every record reads as another event.
+ *
+ * Return: 0; -1 with errno EPROTO when the tep has the events, but not all
+ * three, or not with the fields the stitcher reads.
+ */
+int ustack_formats_init(struct ustack_formats *fmt, struct tep_handle *tep)
+{
+	struct tep_event *any;
+
+	memset(fmt, 0, sizeof(*fmt));
+	fmt->tep = tep;
+	fmt->cookie_id = fmt->stack_id = fmt->file_id = -1;
+
+	/* every event has the common fields; the first one tells where they are */
+	any = tep_get_events_count(tep) > 0 ? tep_get_first_event(tep) : NULL;
+	fmt->have_common = any && !ustack_common_find(any, "common_type", &fmt->common_type) &&
+			   !ustack_common_find(any, "common_pid", &fmt->common_pid);
+
+	if (ustack_formats_events(fmt) < 0 || (fmt->cookie_id >= 0 && !fmt->have_common)) {
+		fmt->cookie_id = fmt->stack_id = fmt->file_id = -1;
+		errno = EPROTO;
+		return -1;
+	}
+	return 0;
+}
+
+/* The field is inside the record. */
+static bool ustack_fits(const struct ustack_field *field, size_t size)
+{
+	return field->offset <= size && field->size <= size - field->offset;
+}
+
+static unsigned long long ustack_read(const struct ustack_formats *fmt, const void *data,
+				      const struct ustack_field *field)
+{
+	return tep_read_number(fmt->tep, (const char *)data + field->offset, field->size);
+}
+
+static void ustack_rec_stack(const struct ustack_formats *fmt, const unsigned char *data,
+			     size_t size, struct ustack_rec *rec)
+{
+	const struct ustack_field *frames = &fmt->stack_frames;
+
+	if (!ustack_fits(&fmt->stack_cookie, size) || !ustack_fits(&fmt->stack_nr, size) ||
+	    !ustack_fits(&fmt->stack_flags, size) || frames->offset > size) {
+		rec->malformed = true;
+		return;
+	}
+	rec->cookie = ustack_read(fmt, data, &fmt->stack_cookie);
+	rec->nr = ustack_read(fmt, data, &fmt->stack_nr);
+	rec->flags = ustack_read(fmt, data, &fmt->stack_flags);
+	/* the frames run to the end of the record: padding included */
+	rec->data = data + frames->offset;
+	rec->size = size - frames->offset;
+}
+
+static void ustack_rec_file(const struct ustack_formats *fmt, const unsigned char *data,
+			    size_t size, struct ustack_rec *rec)
+{
+	const struct ustack_field *path = &fmt->file_path;
+	const unsigned char *nul;
+
+	if (!ustack_fits(&fmt->file_id_field, size)) {
+		rec->malformed = true;
+		return;
+	}
+	rec->id = ustack_read(fmt, data, &fmt->file_id_field);
+	if (!ustack_fits(&fmt->file_build_id_size, size) || !ustack_fits(&fmt->file_build_id, size) ||
+	    path->offset > size) {
+		rec->malformed = true;
+		return;
+	}
+	rec->build_id_size = ustack_read(fmt, data, &fmt->file_build_id_size);
+	rec->build_id = data + fmt->file_build_id.offset;
+	rec->data = data + path->offset;
+	nul = memchr(rec->data, '\0', size - path->offset);
+	if (rec->build_id_size > fmt->file_build_id.size || !nul || nul == rec->data) {
+		rec->malformed = true;
+		return;
+	}
+	rec->size = nul - rec->data;
+}
+
+/**
+ * ustack_rec_read - what a record is, for the stitcher
+ * @fmt: from ustack_formats_init()
+ * @record: the record
+ * @rec: filled in; its pointers point into @record's data
+ *
+ * A record too short for the common fields reads as an event without a
+ * tep_event (and pid -1).
+ */
+void ustack_rec_read(const struct ustack_formats *fmt, struct tep_record *record,
+		     struct ustack_rec *rec)
+{
+	size_t size = record->size > 0 ? (size_t)record->size : 0;
+	const unsigned char *data = record->data;
+	int type;
+
+	memset(rec, 0, sizeof(*rec));
+	rec->kind = USTACK_KIND_EVENT;
+	rec->pid = -1;
+	if (!fmt->have_common || !data || !ustack_fits(&fmt->common_type, size) ||
+	    !ustack_fits(&fmt->common_pid, size))
+		return;
+
+	type = ustack_read(fmt, data, &fmt->common_type);
+	rec->pid = (int)ustack_read(fmt, data, &fmt->common_pid);
+	rec->event = tep_find_event(fmt->tep, type);
+
+	if (fmt->cookie_id < 0)
+		return;
+	if (type == fmt->cookie_id) {
+		rec->kind = USTACK_KIND_COOKIE;
+		if (ustack_fits(&fmt->cookie, size))
+			rec->cookie = ustack_read(fmt, data, &fmt->cookie);
+		else
+			rec->malformed = true;
+	} else if (type == fmt->stack_id) {
+		rec->kind = USTACK_KIND_STACK;
+		ustack_rec_stack(fmt, data, size, rec);
+	} else if (type == fmt->file_id) {
+		rec->kind = USTACK_KIND_FILE;
+		ustack_rec_file(fmt, data, size, rec);
+	}
+}

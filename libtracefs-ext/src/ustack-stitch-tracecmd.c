@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Stitching a trace.dat file, read by libtracecmd in time order across the
+ * CPUs. Its own file, as the only user of libtracecmd.
+ */
+#include <errno.h>
+#include <trace-cmd.h>
+
+#include "ustack-stitch-local.h"
+
+static int ustack_tracecmd_record(struct tracecmd_input *handle, struct tep_record *record,
+				  int cpu, void *context)
+{
+	(void)handle;
+	(void)cpu;
+	/* the CPU of the file, whatever order tracecmd numbers its iteration in */
+	return ustack_run_record(context, record, record->cpu);
+}
+
+/**
+ * ustack_stitch_tracecmd - hand back the events of a trace file with their stacks
+ * @handle: the trace file, from tracecmd_open(); for another buffer (instance)
+ *	of the file, the handle of tracecmd_buffer_instance_handle()
+ * @flags: as for ustack_stitcher_alloc()
+ * @callback: called for every event, as for ustack_stitcher_alloc()
+ * @context: passed to @callback
+ *
+ * Reads every event of @handle with tracecmd_iterate_events(), feeds them to
+ * a stitcher of its own with the event formats of the file
+ * (tracecmd_get_tep()), and flushes it at the end: stacks still awaited then
+ * are lost (USTACK_LOST_END).
+ *
+ * Return: 0 when every event was handed back; 1 when @callback asked to stop
+ * (the events after it are dropped); -1 with errno: EINVAL (@handle or
+ * @callback NULL), the errors of ustack_stitcher_alloc() and
+ * ustack_stitcher_add(), or EIO when libtracecmd failed.
+ */
+int ustack_stitch_tracecmd(struct tracecmd_input *handle, unsigned int flags,
+			   ustack_stitch_func callback, void *context)
+{
+	struct ustack_run run;
+	struct tep_handle *tep;
+	int ret;
+
+	if (!handle || !callback) {
+		errno = EINVAL;
+		return -1;
+	}
+	tep = tracecmd_get_tep(handle);
+	if (!tep) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (ustack_run_start(&run, tep, flags, callback, context))
+		return -1;
+	errno = 0;
+	ret = tracecmd_iterate_events(handle, NULL, 0, ustack_tracecmd_record, &run);
+	return ustack_run_finish(&run, ret);
+}

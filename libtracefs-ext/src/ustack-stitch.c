@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * The stitcher: events of a trace joined with their deferred user stacks,
+ * handed back in input order. The API is here; what each record means is in
+ * ustack-rules.c, the holding of events in ustack-hold.c.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ustack-stitch-local.h"
+
+/**
+ * ustack_stitcher_add - feed a record to the stitcher
+ * @st: the stitcher
+ * @record: the next record of the trace, in time order across all CPUs (as
+ *	tracefs_iterate_raw_events() and tracecmd_iterate_events() give them)
+ * @cpu: the CPU whose buffer it is from
+ *
+ * A user_unwind_* entry changes what the stitcher knows (and, with
+ * USTACK_STITCH_RAW, is handed back itself). Any other event is handed back
+ * to the callback now if nothing is held and its stack is known or it has
+ * none, else it is held: its record is copied, so @record needs to be valid
+ * only during this call. Held events that the record makes ready are handed
+ * back first. A record with missed_events set makes its CPU's state unknown
+ * until the CPU's next cookie entry.
+ *
+ * When the callback returns non-zero, no more events are handed back during
+ * this call: the rest stay held, for the next call of ustack_stitcher_add()
+ * or ustack_stitcher_flush(). The callback must not call the stitcher.
+ *
+ * Return: 0; 1 when the callback asked to stop; -1 with errno EINVAL (@st or
+ * @record NULL, @cpu negative or too large) or ENOMEM (the record is then not
+ * taken; the stitcher stays usable).
+ */
+int ustack_stitcher_add(struct ustack_stitcher *st, struct tep_record *record, int cpu)
+{
+	struct ustack_stack *raw = NULL;
+	struct ustack_out out;
+	struct ustack_rec rec;
+	struct ustack_cpu *c;
+	int ret = 0;
+
+	if (!st || !record) {
+		errno = EINVAL;
+		return -1;
+	}
+	c = ustack_cpu(st, cpu);
+	if (!c)
+		return -1;
+	ustack_rec_read(&st->fmt, record, &rec);
+	if (record->missed_events) {
+		c->state = USTACK_CPU_UNKNOWN;
+		st->missed_gen++;
+	}
+
+	memset(&out, 0, sizeof(out));
+	out.event = rec.event;
+	out.record = record;
+	out.cpu = cpu;
+	switch (rec.kind) {
+	case USTACK_KIND_EVENT:
+		if (ustack_on_event(st, c, &rec, &out))
+			return -1;
+		return ustack_hand_back(st, &out);
+	case USTACK_KIND_COOKIE:
+		ustack_on_cookie(st, c, &rec);
+		break;
+	case USTACK_KIND_STACK:
+		ret = ustack_on_stack(st, &rec, &raw);
+		break;
+	case USTACK_KIND_FILE:
+		ret = ustack_on_file(st, &rec);
+		break;
+	}
+	if (ret)
+		return ret;
+	if (!(st->flags & USTACK_STITCH_RAW))
+		return ustack_drain(st);
+
+	out.info.state = USTACK_STATE_RAW;
+	out.info.cookie = rec.cookie;
+	out.stack = raw;
+	ret = ustack_hand_back(st, &out);
+	ustack_stack_put(raw);
+	return ret;
+}
+
+/**
+ * ustack_stitcher_flush - the input ended
+ * @st: the stitcher
+ *
+ * Every stack still awaited is lost (USTACK_LOST_END), and the events held
+ * for it are handed back, in order. The stitcher then starts over: no CPU
+ * state, no task, no file is kept (its limits and statistics are), so it can
+ * take another input.
+ *
+ * Return: 0; 1 when the callback asked to stop (call again for the rest);
+ * -1 with errno EINVAL when @st is NULL.
+ */
+int ustack_stitcher_flush(struct ustack_stitcher *st)
+{
+	struct ustack_held *h;
+
+	if (!st) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (h = st->head; h; h = h->next) {
+		if (h->entry)
+			ustack_entry_lose(h->entry, USTACK_LOST_END);
+	}
+	while (st->tasks.lru_head)
+		ustack_task_del(&st->tasks, st->tasks.lru_head);
+	ustack_cpus_reset(st);
+	ustack_files_clear(&st->files);
+	return ustack_drain(st);
+}
+
+/**
+ * ustack_stitcher_set_limits - bound what a stitcher holds
+ * @st: the stitcher
+ * @max_tasks: tasks tracked at a time; 0 for USTACK_STITCH_MAX_TASKS
+ * @max_held: events held at a time; 0 for USTACK_STITCH_MAX_HELD
+ * @max_held_bytes: bytes of held events at a time (record data and the
+ *	stitcher's own per event); 0 for USTACK_STITCH_MAX_HELD_BYTES
+ *
+ * A task is tracked from its first cookie entry (or event with a cookie)
+ * until its cookie 0; its current kernel entry keeps its stack, once it came,
+ * for later events of the same entry. When a new task comes with @max_tasks
+ * tracked, the least recently active one is forgotten: a stack it still
+ * waited for is lost (USTACK_LOST_LIMIT). When more than @max_held events or
+ * @max_held_bytes bytes are held, the oldest held event is handed back as
+ * lost (USTACK_LOST_LIMIT). So memory stays bounded however long the trace:
+ * besides the files the trace names (ids up to 16384 are kept), the
+ * stitcher holds at most @max_tasks stacks and @max_held_bytes of events.
+ * New limits apply from the next record on.
+ *
+ * Return: 0; -1 with errno EINVAL when @st is NULL.
+ */
+int ustack_stitcher_set_limits(struct ustack_stitcher *st, size_t max_tasks, size_t max_held,
+			       size_t max_held_bytes)
+{
+	if (!st) {
+		errno = EINVAL;
+		return -1;
+	}
+	st->max_tasks = max_tasks ? max_tasks : USTACK_STITCH_MAX_TASKS;
+	st->max_held = max_held ? max_held : USTACK_STITCH_MAX_HELD;
+	st->max_held_bytes = max_held_bytes ? max_held_bytes : USTACK_STITCH_MAX_HELD_BYTES;
+	return 0;
+}
+
+/**
+ * ustack_stitcher_stats - what a stitcher has seen, and holds now
+ * @st: the stitcher
+ * @stats: filled in; see struct ustack_stitch_stats
+ *
+ * Return: 0; -1 with errno EINVAL when @st or @stats is NULL.
+ */
+int ustack_stitcher_stats(struct ustack_stitcher *st, struct ustack_stitch_stats *stats)
+{
+	if (!st || !stats) {
+		errno = EINVAL;
+		return -1;
+	}
+	*stats = st->stats;
+	stats->tasks = st->tasks.nr;
+	return 0;
+}
+
+/**
+ * ustack_stitcher_alloc - allocate a stitcher for a trace
+ * @tep: the event formats of the trace (tracecmd_get_tep(), tracefs_local_events());
+ *	it must outlive the stitcher
+ * @flags: USTACK_STITCH_RAW: hand back the user_unwind_* entries too, in
+ *	order, as USTACK_STATE_RAW; USTACK_STITCH_START_UNKNOWN: the input may
+ *	start in the middle of the buffers (a trace_pipe_raw someone else read
+ *	from), so events on a CPU are USTACK_STATE_UNKNOWN until its first
+ *	cookie entry, not USTACK_STATE_NONE
+ * @callback: called for every event (see ustack_stitcher_add())
+ * @context: passed to @callback
+ *
+ * The stitcher finds the events user_unwind_cookie, user_unwind_stack and
+ * user_unwind_file of the system "ftrace" in @tep by name, and their fields.
+ * When @tep has none of them (a trace from a kernel without the option
+ * user_stacktrace_deferred), the stitcher passes every event through as
+ * USTACK_STATE_NONE, in order, holding nothing.
+ *
+ * Return: the stitcher, to be freed with ustack_stitcher_free(); NULL with
+ * errno EINVAL (@tep or @callback NULL, unknown @flags), EPROTO (@tep has the
+ * events, but not all three or not with the fields of the format the
+ * library knows) or ENOMEM.
+ */
+struct ustack_stitcher *ustack_stitcher_alloc(struct tep_handle *tep, unsigned int flags,
+					      ustack_stitch_func callback, void *context)
+{
+	struct ustack_stitcher *st;
+
+	if (!tep || !callback || (flags & ~(USTACK_STITCH_RAW | USTACK_STITCH_START_UNKNOWN))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return NULL;
+	if (ustack_formats_init(&st->fmt, tep) || ustack_tasks_init(&st->tasks)) {
+		free(st);
+		return NULL;
+	}
+	st->flags = flags;
+	st->callback = callback;
+	st->context = context;
+	ustack_stitcher_set_limits(st, 0, 0, 0);
+	return st;
+}
+
+/**
+ * ustack_stitcher_free - free a stitcher
+ * @st: the stitcher; NULL is allowed
+ *
+ * Events still held are dropped without being handed back: call
+ * ustack_stitcher_flush() first to have them.
+ */
+void ustack_stitcher_free(struct ustack_stitcher *st)
+{
+	if (!st)
+		return;
+	ustack_held_clear(st);
+	ustack_tasks_clear(&st->tasks);
+	ustack_files_clear(&st->files);
+	free(st->cpus);
+	free(st);
+}
+
+/**
+ * ustack_run_start - a stitcher for a driver to feed a whole input to
+ * @run: set up
+ * @tep: the event formats
+ * @flags: as for ustack_stitcher_alloc()
+ * @callback: as for ustack_stitcher_alloc()
+ * @context: as for ustack_stitcher_alloc()
+ *
+ * Return: 0; -1 with errno as for ustack_stitcher_alloc().
+ */
+int ustack_run_start(struct ustack_run *run, struct tep_handle *tep, unsigned int flags,
+		     ustack_stitch_func callback, void *context)
+{
+	memset(run, 0, sizeof(*run));
+	run->st = ustack_stitcher_alloc(tep, flags, callback, context);
+	return run->st ? 0 : -1;
+}
+
+/**
+ * ustack_run_record - feed one record of the input
+ * @run: the run
+ * @record: the record
+ * @cpu: its CPU
+ *
+ * Return: 0 to go on; 1 to stop the iteration (the callback asked to, or
+ * the record could not be taken).
+ */
+int ustack_run_record(struct ustack_run *run, struct tep_record *record, int cpu)
+{
+	int ret = ustack_stitcher_add(run->st, record, cpu);
+
+	if (ret < 0)
+		run->err = errno;
+	else if (ret > 0)
+		run->stopped = true;
+	return ret ? 1 : 0;
+}
+
+/**
+ * ustack_run_finish - the iteration over the input is over
+ * @run: the run; its stitcher is freed
+ * @iterated: what the iteration returned
+ *
+ * Unless it failed or was stopped, the input ended: the stitcher is flushed.
+ *
+ * Return: 0 when every event was handed back; 1 when the callback asked to
+ * stop; -1 with errno when a record could not be taken or the iteration
+ * failed (EIO when the iterator said no more).
+ */
+int ustack_run_finish(struct ustack_run *run, int iterated)
+{
+	int ret;
+
+	if (run->err) {
+		ret = -1;
+	} else if (run->stopped) {
+		ret = 1;
+	} else if (iterated < 0) {
+		if (!errno)
+			errno = EIO;
+		ret = -1;
+	} else {
+		ret = ustack_stitcher_flush(run->st);
+	}
+	ustack_stitcher_free(run->st);
+	run->st = NULL;
+	if (run->err)
+		errno = run->err;
+	return ret;
+}

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * The tasks the stitcher tracks, and their kernel entries.
+ *
+ * A task is tracked from its first cookie until its cookie 0, or until the
+ * stitcher needs room (its limit on tasks): a hash table by pid finds it, a
+ * list in least recently used order says which one goes first. Its current
+ * kernel entry (cookie; stack once it came, or why it is lost) is shared with
+ * the events held for it, which keep it after the task moved on.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "ustack-stitch-local.h"
+
+#define USTACK_TASKS_HASH_MIN	256
+
+static size_t ustack_pid_hash(int pid, size_t size)
+{
+	unsigned int h = (unsigned int)pid * 0x9e3779b1U;
+
+	return (h ^ (h >> 15)) & (size - 1);
+}
+
+/**
+ * ustack_tasks_init - an empty task table
+ * @tasks: the table
+ *
+ * Return: 0; -1 with errno ENOMEM.
+ */
+int ustack_tasks_init(struct ustack_tasks *tasks)
+{
+	tasks->hash = calloc(USTACK_TASKS_HASH_MIN, sizeof(*tasks->hash));
+	if (!tasks->hash)
+		return -1;
+	tasks->hash_size = USTACK_TASKS_HASH_MIN;
+	tasks->nr = 0;
+	tasks->lru_head = tasks->lru_tail = NULL;
+	return 0;
+}
+
+/**
+ * ustack_tasks_clear - forget every task, and the table
+ * @tasks: the table; ustack_tasks_init() makes it usable again
+ */
+void ustack_tasks_clear(struct ustack_tasks *tasks)
+{
+	while (tasks->lru_head)
+		ustack_task_del(tasks, tasks->lru_head);
+	free(tasks->hash);
+	tasks->hash = NULL;
+	tasks->hash_size = 0;
+}
+
+/**
+ * ustack_task_find - the tracked task with a pid
+ * @tasks: the table
+ * @pid: the pid
+ *
+ * Return: the task, or NULL.
+ */
+struct ustack_task *ustack_task_find(struct ustack_tasks *tasks, int pid)
+{
+	struct ustack_task *t;
+
+	for (t = tasks->hash[ustack_pid_hash(pid, tasks->hash_size)]; t; t = t->hash_next) {
+		if (t->pid == pid)
+			return t;
+	}
+	return NULL;
+}
+
+/* Twice the chains when there are as many tasks as chains; a failure only costs time. */
+static void ustack_tasks_grow(struct ustack_tasks *tasks)
+{
+	size_t size = tasks->hash_size * 2;
+	struct ustack_task **hash, *t;
+	size_t h;
+
+	hash = calloc(size, sizeof(*hash));
+	if (!hash)
+		return;
+	for (t = tasks->lru_head; t; t = t->lru_next) {
+		h = ustack_pid_hash(t->pid, size);
+		t->hash_next = hash[h];
+		hash[h] = t;
+	}
+	free(tasks->hash);
+	tasks->hash = hash;
+	tasks->hash_size = size;
+}
+
+static void ustack_lru_unlink(struct ustack_tasks *tasks, struct ustack_task *task)
+{
+	if (task->lru_prev)
+		task->lru_prev->lru_next = task->lru_next;
+	else
+		tasks->lru_head = task->lru_next;
+	if (task->lru_next)
+		task->lru_next->lru_prev = task->lru_prev;
+	else
+		tasks->lru_tail = task->lru_prev;
+}
+
+static void ustack_lru_append(struct ustack_tasks *tasks, struct ustack_task *task)
+{
+	task->lru_next = NULL;
+	task->lru_prev = tasks->lru_tail;
+	if (tasks->lru_tail)
+		tasks->lru_tail->lru_next = task;
+	else
+		tasks->lru_head = task;
+	tasks->lru_tail = task;
+}
+
+/**
+ * ustack_task_add - track a task
+ * @tasks: the table; the pid must not be in it
+ * @pid: the task
+ * @entry: its current kernel entry; the task takes this reference
+ *
+ * The task is the most recently used one.
+ *
+ * Return: the task; NULL with errno ENOMEM (the reference is then dropped).
+ */
+struct ustack_task *ustack_task_add(struct ustack_tasks *tasks, int pid,
+				    struct ustack_entry *entry)
+{
+	struct ustack_task *t;
+	size_t h;
+
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		ustack_entry_put(entry);
+		return NULL;
+	}
+	t->pid = pid;
+	t->entry = entry;
+	if (tasks->nr >= tasks->hash_size)
+		ustack_tasks_grow(tasks);
+	h = ustack_pid_hash(pid, tasks->hash_size);
+	t->hash_next = tasks->hash[h];
+	tasks->hash[h] = t;
+	ustack_lru_append(tasks, t);
+	tasks->nr++;
+	return t;
+}
+
+/**
+ * ustack_task_del - stop tracking a task
+ * @tasks: the table
+ * @task: the task, freed with its reference to its entry
+ */
+void ustack_task_del(struct ustack_tasks *tasks, struct ustack_task *task)
+{
+	struct ustack_task **pp = &tasks->hash[ustack_pid_hash(task->pid, tasks->hash_size)];
+
+	while (*pp != task)
+		pp = &(*pp)->hash_next;
+	*pp = task->hash_next;
+	ustack_lru_unlink(tasks, task);
+	tasks->nr--;
+	ustack_entry_put(task->entry);
+	free(task);
+}
+
+/**
+ * ustack_task_touch - make a task the most recently used one
+ * @tasks: the table
+ * @task: the task
+ */
+void ustack_task_touch(struct ustack_tasks *tasks, struct ustack_task *task)
+{
+	if (tasks->lru_tail == task)
+		return;
+	ustack_lru_unlink(tasks, task);
+	ustack_lru_append(tasks, task);
+}
+
+/**
+ * ustack_entry_alloc - a kernel entry whose stack is awaited
+ * @cookie: its cookie
+ * @missed_gen: the stitcher's count of missed event reports now
+ *
+ * Return: the entry with one reference; NULL with errno ENOMEM.
+ */
+struct ustack_entry *ustack_entry_alloc(unsigned long long cookie, unsigned long long missed_gen)
+{
+	struct ustack_entry *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return NULL;
+	e->refs = 1;
+	e->state = USTACK_ENTRY_PENDING;
+	e->cookie = cookie;
+	e->missed_gen = missed_gen;
+	return e;
+}
+
+/**
+ * ustack_entry_get - take another reference to an entry
+ * @entry: the entry
+ *
+ * Return: @entry
+ */
+struct ustack_entry *ustack_entry_get(struct ustack_entry *entry)
+{
+	entry->refs++;
+	return entry;
+}
+
+/**
+ * ustack_entry_put - drop a reference, freeing the entry and its stack with the last
+ * @entry: the entry; NULL is allowed
+ */
+void ustack_entry_put(struct ustack_entry *entry)
+{
+	if (!entry || --entry->refs)
+		return;
+	ustack_stack_put(entry->stack);
+	free(entry);
+}
+
+/**
+ * ustack_entry_lose - the stack of a pending entry will not come
+ * @entry: the entry; one that is no longer pending is left alone
+ * @why: the reason
+ */
+void ustack_entry_lose(struct ustack_entry *entry, enum ustack_lost why)
+{
+	if (entry->state != USTACK_ENTRY_PENDING)
+		return;
+	entry->state = USTACK_ENTRY_LOST;
+	entry->lost = why;
+}

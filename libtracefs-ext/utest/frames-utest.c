@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The frame decoder and the file table (library internals, linked from the
+ * static library), and the text of frames and stacks, symbolized with the
+ * fixtures of the symbolizer tests (fixture-env.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fixture-env.h"
+#include "trace-env.h"
+#include "../include/ustack-stitch-local.h"
+
+static void test_uleb128(void)
+{
+	static const struct {
+		unsigned char		bytes[12];
+		size_t			len;
+		int			ret;
+		unsigned long long	val;
+	} cases[] = {
+		{ { 0x00 }, 1, 0, 0 },
+		{ { 0x7f }, 1, 0, 127 },
+		{ { 0x80, 0x01 }, 2, 0, 128 },
+		{ { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 }, 10, 0, ~0ULL },
+		{ { 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01 }, 10, 0,
+		  1ULL << 63 },
+		/* a 10th byte above 1 does not fit 64 bits; an 11th byte never does */
+		{ { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02 }, 10, -1, 0 },
+		{ { 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00 }, 11, -1, 0 },
+		/* cut short */
+		{ { 0x80 }, 1, -1, 0 },
+		{ { 0xff, 0xff }, 2, -1, 0 },
+		{ { 0 }, 0, -1, 0 },
+	};
+	unsigned long long val;
+	size_t i, pos;
+	int ret;
+
+	for (i = 0; i < UT_ARRAY_SIZE(cases); i++) {
+		pos = 0;
+		val = 0x5a5a;
+		ret = ustack_uleb128(cases[i].bytes, cases[i].len, &pos, &val);
+		if (!UT_CHECK(ret == cases[i].ret, "case %zu: returned %d", i, ret))
+			continue;
+		if (ret)
+			UT_CHECK(pos == 0 && val == 0x5a5a, "case %zu: moved on an error", i);
+		else
+			UT_CHECK(pos == cases[i].len && val == cases[i].val,
+				 "case %zu: pos %zu val %#llx", i, pos, val);
+	}
+}
+
+/* Offsets going down, raw addresses, mappings left and entered again. */
+static void test_decode(void)
+{
+	static const struct ut_frame frames[] = {
+		{ 1, 0x5000 }, { 1, 0x4000 }, { 0, 0xffffffffffff0000ULL }, { 1, 0x10 },
+		{ 1, 0 }, { 2, ~0ULL }, { 2, 0 },
+	};
+	struct ustack_files files = { 0 };
+	unsigned char enc[256];
+	struct ustack_stack *s;
+	size_t len, i;
+
+	UT_CHECK(!ustack_files_set(&files, 1, (const unsigned char *)"0123456789abcdefghij", 20,
+				   "/a.so", 5), "files_set");
+	UT_CHECK(!ustack_files_set(&files, 2, NULL, 0, "/b.so+", 5), "files_set");
+	len = ut_encode(enc, frames, UT_ARRAY_SIZE(frames));
+	/* the padding after the frames is no frame */
+	memset(enc + len, 0, 3);
+	s = ustack_stack_decode(&files, 7, 42, UT_ARRAY_SIZE(frames), 1, enc, len + 3);
+	if (!UT_CHECK(s, "decode: %s", strerror(errno)))
+		goto out;
+	UT_CHECK(s->nr == UT_ARRAY_SIZE(frames) && s->flags == USTACK_STACK_TRUNCATED &&
+		 s->cookie == 7 && s->pid == 42, "nr %u flags %#x", s->nr, s->flags);
+	for (i = 0; i < s->nr && i < UT_ARRAY_SIZE(frames); i++) {
+		UT_CHECK(s->frames[i].offset == frames[i].offset && s->frames[i].file_id ==
+			 frames[i].id, "frame %zu: %u+%#llx", i, s->frames[i].file_id,
+			 s->frames[i].offset);
+	}
+	UT_CHECK_STR(s->frames[0].path, "/a.so");
+	UT_CHECK(s->frames[0].build_id_size == 20 &&
+		 !memcmp(s->frames[0].build_id, "0123456789abcdefghij", 20), "build-id");
+	UT_CHECK(!s->frames[2].path && !s->frames[2].build_id, "an address with a file");
+	UT_CHECK_STR(s->frames[5].path, "/b.so");
+	UT_CHECK(!s->frames[5].build_id && !s->frames[5].build_id_size, "a build-id of none");
+
+	/* a file replaced (ids start again after a reset) stays in stacks decoded before */
+	UT_CHECK(!ustack_files_set(&files, 1, NULL, 0, "/c.so", 5), "files_set");
+	ustack_files_drop(&files, 2);
+	ustack_files_drop(&files, 999);
+	UT_CHECK_STR(s->frames[0].path, "/a.so");
+	UT_CHECK_STR(s->frames[6].path, "/b.so");
+	ustack_stack_put(s);
+	s = ustack_stack_decode(&files, 7, 42, UT_ARRAY_SIZE(frames), 0, enc, len);
+	if (UT_CHECK(s, "decode")) {
+		UT_CHECK_STR(s->frames[0].path, "/c.so");
+		UT_CHECK(!s->frames[5].path && s->frames[5].file_id == 2, "a dropped file is known");
+		ustack_stack_put(ustack_stack_get(s));
+		ustack_stack_put(s);
+	}
+	errno = 0;
+	UT_CHECK(ustack_files_set(&files, 0, NULL, 0, "/x", 2) == -1 && errno == EINVAL, "id 0");
+	UT_CHECK(ustack_files_set(&files, USTACK_FILE_ID_MAX + 1, NULL, 0, "/x", 2) == -1,
+		 "id above the maximum");
+	UT_CHECK(ustack_files_set(&files, 3, NULL, 21, "/x", 2) == -1, "build-id of 21 bytes");
+out:
+	ustack_files_clear(&files);
+}
+
+/* Damage ends the decoding, keeping the frames before it. */
+static void test_decode_damage(void)
+{
+	static const struct ut_frame two[] = { { 1, 0x1000 }, { 1, 0x1010 } };
+	struct ustack_files files = { 0 };
+	unsigned char enc[64];
+	struct ustack_stack *s;
+	size_t len;
+
+	len = ut_encode(enc, two, 2);
+	/* more frames than bytes */
+	s = ustack_stack_decode(&files, 1, 1, 60000, 0, enc, len);
+	if (UT_CHECK(s, "decode")) {
+		UT_CHECK(s->nr == 2 && s->flags == USTACK_STACK_MALFORMED, "nr %u flags %#x",
+			 s->nr, s->flags);
+		ustack_stack_put(s);
+	}
+	/* a number cut in the middle */
+	enc[len] = 0x84;
+	s = ustack_stack_decode(&files, 1, 1, 3, 0, enc, len + 1);
+	if (UT_CHECK(s, "decode")) {
+		UT_CHECK(s->nr == 2 && (s->flags & USTACK_STACK_MALFORMED), "nr %u", s->nr);
+		ustack_stack_put(s);
+	}
+	/* the first frame starts no mapping */
+	enc[0] = 0x02;
+	s = ustack_stack_decode(&files, 1, 1, 1, 0, enc, 1);
+	if (UT_CHECK(s, "decode")) {
+		UT_CHECK(s->nr == 0 && (s->flags & USTACK_STACK_MALFORMED), "nr %u", s->nr);
+		ustack_stack_put(s);
+	}
+	/* a file id beyond 32 bits */
+	len = ut_uleb128(enc, 1);
+	len += ut_uleb128(enc + len, 1ULL << 32);
+	s = ustack_stack_decode(&files, 1, 1, 1, 0, enc, len);
+	if (UT_CHECK(s, "decode")) {
+		UT_CHECK(s->nr == 0 && (s->flags & USTACK_STACK_MALFORMED), "nr %u", s->nr);
+		ustack_stack_put(s);
+	}
+	/* no frames, no data: the kernel's "no stack" */
+	s = ustack_stack_decode(&files, 1, 1, 0, USTACK_STACK_NO_STACK | 0x8000, NULL, 0);
+	if (UT_CHECK(s, "decode")) {
+		UT_CHECK(s->nr == 0 && s->flags == USTACK_STACK_NO_STACK, "flags %#x", s->flags);
+		ustack_stack_put(s);
+	}
+	ustack_stack_put(NULL);
+	ustack_files_clear(&files);
+}
+
+static void test_frame_format(void)
+{
+	struct ustack_symbolizer *sym = utest_symbolizer(fx.empty_dir);
+	struct ustack_frame f = { 0 };
+	char buf[PATH_MAX + 64], want[PATH_MAX + 64];
+	int len;
+
+	if (!sym)
+		return;
+	errno = 0;
+	UT_CHECK(ustack_frame_format(sym, NULL, buf, 8) == -1 && errno == EINVAL, "NULL frame");
+	UT_CHECK(ustack_frame_format(sym, &f, NULL, 8) == -1 && errno == EINVAL, "NULL buf");
+
+	f.offset = 0x7ffd1234;
+	ustack_frame_format(sym, &f, buf, sizeof(buf));
+	UT_CHECK_STR(buf, "0x7ffd1234");
+	f.file_id = 7;
+	ustack_frame_format(sym, &f, buf, sizeof(buf));
+	UT_CHECK_STR(buf, "file#7+0x7ffd1234");
+
+	f.path = fx.so;
+	f.build_id = fx.build_id;
+	f.build_id_size = fx.build_id_size;
+	f.offset = fx.funcs[F_ALPHA].offset + 2;
+	len = ustack_frame_format(sym, &f, buf, sizeof(buf));
+	utest_pathf(want, sizeof(want), "utest_alpha+0x2 (%s)", fx.so);
+	UT_CHECK_STR(buf, want);
+	UT_CHECK(len == (int)strlen(want), "length %d", len);
+	UT_CHECK(ustack_frame_format(sym, &f, NULL, 0) == len, "length without a buffer");
+	ustack_frame_format(sym, &f, buf, 6);
+	UT_CHECK_STR(buf, "utest");
+
+	ustack_frame_format(NULL, &f, buf, sizeof(buf));
+	utest_pathf(want, sizeof(want), "%s+0x%llx", fx.so, f.offset);
+	UT_CHECK_STR(buf, want);
+	f.offset = 0x7fffff;
+	ustack_frame_format(sym, &f, buf, sizeof(buf));
+	utest_pathf(want, sizeof(want), "[unknown] (%s+0x7fffff)", fx.so);
+	UT_CHECK_STR(buf, want);
+	ustack_symbolizer_free(sym);
+}
+
+static void test_stack_format(void)
+{
+	struct ustack_symbolizer *sym = utest_symbolizer(fx.empty_dir);
+	struct ustack_frame frames[2] = {
+		{ .path = fx.so, .file_id = 1, .offset = fx.funcs[F_GAMMA].offset + 1 },
+		{ .offset = 0x1000 },
+	};
+	struct ustack_stack s = { .nr = 2, .frames = frames };
+	char buf[2 * PATH_MAX], want[2 * PATH_MAX];
+	int len;
+
+	if (!sym)
+		return;
+	utest_pathf(want, sizeof(want), "  => utest_gamma+0x1 (%s)\n  => 0x1000\n", fx.so);
+	len = ustack_stack_format(sym, &s, buf, sizeof(buf));
+	UT_CHECK_STR(buf, want);
+	UT_CHECK(len == (int)strlen(want), "length %d, want %zu", len, strlen(want));
+	/* cut anywhere, like snprintf */
+	UT_CHECK(ustack_stack_format(sym, &s, NULL, 0) == len, "length without a buffer");
+	UT_CHECK(ustack_stack_format(sym, &s, buf, 10) == len, "length when cut");
+	UT_CHECK_STR(buf, "  => utes");
+	UT_CHECK(ustack_stack_format(sym, &s, buf, len) == len, "length when cut by one");
+	UT_CHECK(strlen(buf) == (size_t)len - 1 && !strncmp(buf, want, len - 1), "cut by one");
+
+	s.flags = USTACK_STACK_TRUNCATED | USTACK_STACK_MALFORMED;
+	s.nr = 1;
+	frames[0].path = NULL;
+	ustack_stack_format(NULL, &s, buf, sizeof(buf));
+	utest_pathf(want, sizeof(want), "  => file#1+0x%llx\n  => [more frames not recorded]\n"
+		    "  => [malformed frame data]\n", frames[0].offset);
+	UT_CHECK_STR(buf, want);
+	s.flags = USTACK_STACK_NO_STACK;
+	s.nr = 0;
+	ustack_stack_format(NULL, &s, buf, sizeof(buf));
+	UT_CHECK_STR(buf, "  => [no user stack]\n");
+	errno = 0;
+	UT_CHECK(ustack_stack_format(NULL, NULL, buf, 4) == -1 && errno == EINVAL, "NULL stack");
+	UT_CHECK(ustack_stack_format(NULL, &s, NULL, 4) == -1 && errno == EINVAL, "NULL buf");
+	ustack_symbolizer_free(sym);
+}
+
+void utest_frames_register(void)
+{
+	CU_pSuite suite = CU_add_suite("frames", NULL, NULL);
+
+	if (suite) {
+		CU_add_test(suite, "uleb128", test_uleb128);
+		CU_add_test(suite, "decode", test_decode);
+		CU_add_test(suite, "decode_damage", test_decode_damage);
+	}
+	suite = CU_add_suite("stack-format", utest_fixture_setup, utest_fixture_cleanup);
+	if (suite) {
+		CU_add_test(suite, "frame_format", test_frame_format);
+		CU_add_test(suite, "stack_format", test_stack_format);
+	}
+}

@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Stitcher drivers, end to end: ring buffer pages written by hand, read by
+ * libtracefs from a fake tracing directory (per_cpu/cpuN/trace_pipe_raw and
+ * events/) and by libtracecmd from a trace.dat file (version 6, see
+ * trace-cmd.dat.v6(5)); and the man page's example on both.
+ *
+ * The trace: P's events on CPU 0 and its stack on CPU 1; Q's stack never
+ * comes; R has no cookie; events were missed on CPU 0 before P's last event.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <trace-cmd.h>
+
+#include "fixture-env.h"
+#include "trace-env.h"
+
+#define SUITE	"stitch-drivers"
+
+/* tracefs and debugfs mounts when the suite started */
+static int ut_mounts = -1;
+
+#define P	100
+#define Q	200
+#define R	300
+#define K1	0x300000002ULL
+#define K2	0x300000003ULL
+
+static const struct ut_frame ut_p_frames[] = { { 1, 0x1127 }, { 1, 0x1150 }, { 0, 0x7ffd00 } };
+static const char ut_p_text[] =
+	"  => /lib/libsample.so+0x1127\n  => /lib/libsample.so+0x1150\n  => 0x7ffd00\n";
+
+/* The trace as pages of two CPUs. */
+static bool ut_build(struct ut_pages cpus[2])
+{
+	unsigned char rec[256], enc[64];
+	bool ok = true;
+	size_t len;
+
+	memset(cpus, 0, 2 * sizeof(*cpus));
+	ok &= ut_pages_add(&cpus[0], 1000, rec, ut_rec_cookie(rec, P, K1), false);
+	ok &= ut_pages_add(&cpus[0], 2000, rec, ut_rec_event(rec, P, 1), false);
+	ok &= ut_pages_add(&cpus[1], 2500, rec, ut_rec_cookie(rec, Q, K2), false);
+	ok &= ut_pages_add(&cpus[1], 3000, rec, ut_rec_event(rec, Q, 2), false);
+	ok &= ut_pages_add(&cpus[0], 3500, rec, ut_rec_event(rec, R, 3), false);
+	ok &= ut_pages_add(&cpus[1], 4000, rec, ut_rec_file(rec, P, 1, 20, "/lib/libsample.so"),
+			   false);
+	len = ut_encode(enc, ut_p_frames, 3);
+	ok &= ut_pages_add(&cpus[1], 4500, rec, ut_rec_stack(rec, P, K1, 3, 0, enc, len), false);
+	/* a new page of CPU 0, after events it lost */
+	ok &= ut_pages_add(&cpus[0], 5000, rec, ut_rec_event(rec, P, 4), true);
+	return ok;
+}
+
+static void ut_check_trace(struct ut_trace *t)
+{
+	UT_SEEN(t, 4);
+	UT_EXPECT(t, 0, 1, STACK, NONE);
+	UT_EXPECT(t, 1, 2, LOST, END);
+	UT_EXPECT(t, 2, 3, NONE, NONE);
+	UT_EXPECT(t, 3, 4, UNKNOWN, NONE);
+	if (t->nr_seen == 4) {
+		UT_CHECK_STR(t->seen[0].text, ut_p_text);
+		UT_CHECK(t->seen[0].cpu == 0 && t->seen[1].cpu == 1, "cpus %d %d", t->seen[0].cpu,
+			 t->seen[1].cpu);
+	}
+}
+
+static int ut_write_format(const char *sys, const char *name, const char *fmt, size_t len,
+			   void *data)
+{
+	char path[PATH_MAX];
+
+	utest_pathf(path, sizeof(path), "%s/events/%s/%s", (char *)data, sys, name);
+	if (!utest_make_dirs(path))
+		return -1;
+	utest_pathf(path, sizeof(path), "%s/events/%s/%s/format", (char *)data, sys, name);
+	if (!utest_write_file(path, fmt, len))
+		return -1;
+	/* libtracefs takes a directory with "enable" for a system */
+	utest_pathf(path, sizeof(path), "%s/events/%s/enable", (char *)data, sys);
+	return utest_write_file(path, "0\n", 2) ? 0 : -1;
+}
+
+/* A tracing directory with the trace in its buffers, and the event formats. */
+static bool ut_fake_tracefs(char *dir, size_t size)
+{
+	struct ut_pages cpus[2];
+	char path[PATH_MAX];
+	const char *hp;
+	bool ok = true;
+	size_t len;
+	int i;
+
+	if (!utest_dir("tracing-trace", dir, size) || !ut_build(cpus))
+		return false;
+	for (i = 0; i < 2; i++) {
+		utest_pathf(path, sizeof(path), "%s/per_cpu/cpu%d", dir, i);
+		ok &= utest_make_dirs(path);
+		utest_pathf(path, sizeof(path), "%s/per_cpu/cpu%d/trace_pipe_raw", dir, i);
+		ok &= utest_write_file(path, cpus[i].data, cpus[i].nr * UT_PAGE);
+		ut_pages_free(&cpus[i]);
+	}
+	hp = ut_header_page(&len);
+	utest_pathf(path, sizeof(path), "%s/events", dir);
+	ok &= hp && utest_make_dirs(path);
+	utest_pathf(path, sizeof(path), "%s/events/header_page", dir);
+	ok &= utest_write_file(path, hp, len);
+	return ok && !ut_formats_each(ut_write_format, dir);
+}
+
+/*
+ * libtracefs 1.6 reads the page header format of its tracing directory
+ * while it iterates, whatever the instance's: without it pointed at the fake
+ * one, it would look for (and, as root, mount) the host's tracefs.
+ */
+static void test_instance(void)
+{
+	struct tracefs_instance *inst;
+	char dir[PATH_MAX];
+	struct ut_trace t;
+
+	ut_mounts = ut_tracefs_mounts();
+	if (!UT_CHECK(ut_fake_tracefs(dir, sizeof(dir)), "fake tracefs") ||
+	    !UT_CHECK(!tracefs_set_tracing_dir(dir), "tracefs_set_tracing_dir"))
+		return;
+	inst = tracefs_instance_alloc(dir, NULL);
+	if (!UT_CHECK(inst, "tracefs_instance_alloc")) {
+		tracefs_set_tracing_dir(NULL);
+		return;
+	}
+	memset(&t, 0, sizeof(t));
+	t.tep = utest_tep(UT_FORMATS_ALL);
+	if (t.tep) {
+		UT_CHECK(!ustack_stitch_instance(t.tep, inst, 0, ut_callback, &t), "stitch: %s",
+			 strerror(errno));
+		ut_check_trace(&t);
+	}
+	ut_end(&t);
+
+	/* the event formats read from the directory */
+	UT_CHECK(!ustack_stitch_instance(NULL, inst, 0, ut_callback, &t), "stitch: %s",
+		 strerror(errno));
+	ut_check_trace(&t);
+	ut_end(&t);
+
+	/* stopped by the callback */
+	t.stop_at = 1;
+	UT_CHECK(ustack_stitch_instance(NULL, inst, 0, ut_callback, &t) == 1, "not stopped");
+	UT_SEEN(&t, 1);
+	ut_end(&t);
+
+	errno = 0;
+	UT_CHECK(ustack_stitch_instance(NULL, inst, 0, NULL, NULL) == -1 && errno == EINVAL,
+		 "no callback");
+	tracefs_instance_free(inst);
+	tracefs_set_tracing_dir(NULL);
+}
+
+static bool ut_put(FILE *f, const void *data, size_t len)
+{
+	return fwrite(data, 1, len, f) == len;
+}
+
+static bool ut_put8(FILE *f, unsigned long long v)
+{
+	return ut_put(f, &v, 8);
+}
+
+static bool ut_put4(FILE *f, unsigned int v)
+{
+	return ut_put(f, &v, 4);
+}
+
+/* The formats of a system, counted or written (each size first). */
+struct ut_sys {
+	FILE		*f;
+	const char	*sys;
+	bool		ok;
+	unsigned int	count;
+};
+
+static int ut_sys_format(const char *sys, const char *name, const char *fmt, size_t len,
+			 void *data)
+{
+	struct ut_sys *s = data;
+
+	(void)name;
+	if (strcmp(sys, s->sys))
+		return 0;
+	s->count++;
+	if (s->f)
+		s->ok &= ut_put8(s->f, len) && ut_put(s->f, fmt, len);
+	return 0;
+}
+
+static bool ut_put_system(FILE *f, const char *sys, bool name)
+{
+	struct ut_sys s = { NULL, sys, true, 0 };
+
+	ut_formats_each(ut_sys_format, &s);
+	if (name && !ut_put(f, sys, strlen(sys) + 1))
+		return false;
+	s.f = f;
+	return ut_put4(f, s.count) && !ut_formats_each(ut_sys_format, &s) && s.ok;
+}
+
+/* trace.dat version 6, little endian, 64-bit, 4 KB pages. */
+static bool ut_write_dat(const char *path)
+{
+	static const char header_event[] =
+		"# compressed entry header\n\ttype_len    :    5 bits\n"
+		"\ttime_delta  :   27 bits\n\tarray       :   32 bits\n\n"
+		"\tpadding     : type == 29\n\ttime_extend : type == 30\n"
+		"\ttime_stamp : type == 31\n\tdata max type_len  == 28\n";
+	static const char cmdlines[] = "100 sample\n200 other\n300 kworker/0:1\n";
+	unsigned long long off;
+	struct ut_pages cpus[2];
+	const char *hp;
+	bool ok = true;
+	size_t len;
+	FILE *f;
+	int i;
+
+	if (!ut_build(cpus))
+		return false;
+	f = fopen(path, "w");
+	if (!f)
+		return false;
+	hp = ut_header_page(&len);
+	ok &= ut_put(f, "\x17\x08\x44tracing6", 11) && ut_put(f, "\0\0\x08", 3) &&
+	      ut_put4(f, UT_PAGE);
+	ok &= ut_put(f, "header_page", 12) && ut_put8(f, len) && ut_put(f, hp, len);
+	ok &= ut_put(f, "header_event", 13) && ut_put8(f, sizeof(header_event) - 1) &&
+	      ut_put(f, header_event, sizeof(header_event) - 1);
+	/* ftrace's own events (ours among them), then the other systems */
+	ok &= ut_put_system(f, "ftrace", false);
+	ok &= ut_put4(f, 1) && ut_put_system(f, "syscalls", true);
+	ok &= ut_put4(f, 0) && ut_put4(f, 0);		/* kallsyms, printk formats */
+	ok &= ut_put8(f, sizeof(cmdlines) - 1) && ut_put(f, cmdlines, sizeof(cmdlines) - 1);
+	ok &= ut_put4(f, 2) && ut_put(f, "flyrecord", 10);
+	off = (ftell(f) + 2 * 16 + UT_PAGE - 1) / UT_PAGE * UT_PAGE;
+	for (i = 0; i < 2; i++) {
+		ok &= ut_put8(f, off) && ut_put8(f, cpus[i].nr * UT_PAGE);
+		off += cpus[i].nr * UT_PAGE;
+	}
+	ok &= !fseek(f, (ftell(f) + UT_PAGE - 1) / UT_PAGE * UT_PAGE, SEEK_SET);
+	for (i = 0; i < 2; i++) {
+		ok &= ut_put(f, cpus[i].data, cpus[i].nr * UT_PAGE);
+		ut_pages_free(&cpus[i]);
+	}
+	return !fclose(f) && ok;
+}
+
+static void test_tracecmd(void)
+{
+	struct tracecmd_input *handle;
+	char path[PATH_MAX];
+	struct ut_trace t;
+
+	utest_pathf(path, sizeof(path), "%s/trace.dat", fx.tmp_dir);
+	if (!UT_CHECK(ut_write_dat(path), "write %s", path))
+		return;
+	handle = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	if (!UT_CHECK(handle, "tracecmd_open(%s) failed", path))
+		return;
+	memset(&t, 0, sizeof(t));
+	UT_CHECK(!ustack_stitch_tracecmd(handle, 0, ut_callback, &t), "stitch: %s",
+		 strerror(errno));
+	ut_check_trace(&t);
+	ut_end(&t);
+	tracecmd_close(handle);
+
+	errno = 0;
+	UT_CHECK(ustack_stitch_tracecmd(NULL, 0, ut_callback, &t) == -1 && errno == EINVAL,
+		 "no handle");
+}
+
+/* Run the example, and compare its output line by line, from the first event on. */
+static void ut_example(const char *args, const char * const *want, size_t nr)
+{
+	char cmd[3 * PATH_MAX], line[1024];
+	size_t n = 0;
+	FILE *p;
+	int st;
+
+	utest_pathf(cmd, sizeof(cmd), "'%s/stitch' %s 2>&1", UTEST_EXAMPLES_DIR, args);
+	p = popen(cmd, "r");
+	if (!UT_CHECK(p, "popen: %s", strerror(errno)))
+		return;
+	while (fgets(line, sizeof(line), p)) {
+		if (n < nr && !UT_CHECK(strstr(line, want[n]), "line %zu is \"%s\", want \"%s\"", n,
+					line, want[n]))
+			n = nr;
+		n++;
+	}
+	st = pclose(p);
+	UT_CHECK(WIFEXITED(st) && !WEXITSTATUS(st), "%s: exit status %#x", cmd, st);
+	UT_CHECK(n == nr, "%zu lines, want %zu", n, nr);
+}
+
+static void test_example(void)
+{
+	static const char * const want[] = {
+		"sample-100", "  => /lib/libsample.so+0x1127\n", "  => /lib/libsample.so+0x1150\n",
+		"  => 0x7ffd00\n",
+		"-200 ", "  => [stack lost: the trace ended first]\n",
+		"-300 ",
+		"sample-100", "  => [stack unknown: events were missed on CPU 0]\n",
+	};
+	char dir[PATH_MAX], args[2 * PATH_MAX];
+
+	utest_pathf(args, sizeof(args), "%s/trace.dat", fx.tmp_dir);
+	if (!UT_CHECK(ut_write_dat(args), "write trace.dat"))
+		return;
+	utest_pathf(args, sizeof(args), "-n '%s/trace.dat'", fx.tmp_dir);
+	ut_example(args, want, UT_ARRAY_SIZE(want));
+	if (!UT_CHECK(ut_fake_tracefs(dir, sizeof(dir)), "fake tracefs"))
+		return;
+	utest_pathf(args, sizeof(args), "-n -t '%s' -i /", dir);
+	/* no saved_cmdlines there: the command names are not known */
+	ut_example(args, (const char * const []){ "-100 ", want[1], want[2], want[3], want[4],
+				 want[5], want[6], "-100 ", want[8] }, UT_ARRAY_SIZE(want));
+}
+
+/* Nothing was mounted meanwhile (libtracefs mounts tracefs when it looks for it as root). */
+static void test_host_untouched(void)
+{
+	UT_CHECK(ut_mounts >= 0 && ut_tracefs_mounts() == ut_mounts,
+		 "tracefs or debugfs mounts went from %d to %d", ut_mounts, ut_tracefs_mounts());
+}
+
+void utest_stitch_driver_register(void)
+{
+	CU_pSuite suite = CU_add_suite(SUITE, utest_fixture_setup, utest_fixture_cleanup);
+
+	if (!suite)
+		return;
+	CU_add_test(suite, "instance", test_instance);
+	CU_add_test(suite, "tracecmd", test_tracecmd);
+	CU_add_test(suite, "example", test_example);
+	CU_add_test(suite, "host_untouched", test_host_untouched);
+}
