@@ -34,7 +34,21 @@ asm(".text\n"
     "	.cfi_def_cfa %rsp, 8\n"
     "	ret\n"
     "	.cfi_endproc\n"
-    ".size ustack_lib_syscall, .-ustack_lib_syscall\n");
+    ".size ustack_lib_syscall, .-ustack_lib_syscall\n"
+    /* long ustack_lib_raw(long nr, long a1, long a2, long a3) */
+    ".globl ustack_lib_raw\n"
+    ".type ustack_lib_raw, @function\n"
+    "ustack_lib_raw:\n"
+    "	push %rbp\n"
+    "	mov %rsp, %rbp\n"
+    "	mov %rdi, %rax\n"
+    "	mov %rsi, %rdi\n"
+    "	mov %rdx, %rsi\n"
+    "	mov %rcx, %rdx\n"
+    "	syscall\n"
+    "	pop %rbp\n"
+    "	ret\n"
+    ".size ustack_lib_raw, .-ustack_lib_raw\n");
 #else
 asm(".text\n"
     ".globl ustack_lib_syscall\n"
@@ -52,7 +66,22 @@ asm(".text\n"
     "	.cfi_def_cfa %esp, 4\n"
     "	ret\n"
     "	.cfi_endproc\n"
-    ".size ustack_lib_syscall, .-ustack_lib_syscall\n");
+    ".size ustack_lib_syscall, .-ustack_lib_syscall\n"
+    ".globl ustack_lib_raw\n"
+    ".type ustack_lib_raw, @function\n"
+    "ustack_lib_raw:\n"
+    "	push %ebp\n"
+    "	mov %esp, %ebp\n"
+    "	push %ebx\n"
+    "	mov 8(%ebp), %eax\n"
+    "	mov 12(%ebp), %ebx\n"
+    "	mov 16(%ebp), %ecx\n"
+    "	mov 20(%ebp), %edx\n"
+    "	int $0x80\n"
+    "	pop %ebx\n"
+    "	pop %ebp\n"
+    "	ret\n"
+    ".size ustack_lib_raw, .-ustack_lib_raw\n");
 #endif
 
 NOINLINE long ustack_lib_inner(int calls)

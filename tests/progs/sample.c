@@ -2,59 +2,54 @@
 /*
  * ustack-sample: a program with a known call chain for the tests.
  *
- *   ustack-sample [CALLS [exec PROG [ARG...] | spin MS | exit]]
+ *   ustack-sample [CALLS [exec PROG [ARG...] | spin M | exit]]
  *
  * makes CALLS (default 10) getppid system calls through
  * main -> sample_outer -> sample_middle -> ustack_lib_enter ->
  * ustack_lib_inner -> ustack_lib_syscall (the last three in
  * libustack-sample.so), then prints "ustack-sample: CALLS calls".
  * Then, from sample_outer -> sample_middle -> sample_then:
- *   exec PROG ARG...  execve()s PROG
- *   spin MS           spins in user space for MS milliseconds
- *   exit              calls exit_group directly
+ *   exec PROG ARG...  execve()s PROG (through ustack_lib_raw)
+ *   spin M            spins M million iterations in sample_then
+ *   exit              calls exit_group (through ustack_lib_raw)
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+
+extern char **environ;
 #include "sample.h"
 
 #define NOINLINE __attribute__((noinline, noclone))
 
 static char **sample_then_argv;
 
-static double sample_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 NOINLINE static void sample_then(void)
 {
 	char **argv = sample_then_argv;
 	volatile unsigned long spins = 0;
-	double end;
 
 	if (!argv || !argv[0])
 		return;
 	fflush(stdout);
+	/* exec and exit from our own code: libc would hide these frames */
 	if (!strcmp(argv[0], "exec") && argv[1]) {
-		execv(argv[1], argv + 1);
-		perror("execv");
+		ustack_lib_raw(SYS_execve, (long)argv[1], (long)(argv + 1), (long)environ);
+		perror("execve");
 		exit(1);
 	}
+	/* millions of loop iterations, no calls: interrupts land here */
 	if (!strcmp(argv[0], "spin") && argv[1]) {
-		end = sample_now() + atoi(argv[1]) / 1000.0;
-		while (sample_now() < end)
-			for (int i = 0; i < 100000; i++)
-				spins++;
+		unsigned long n = atol(argv[1]) * 1000000UL;
+
+		for (unsigned long i = 0; i < n; i++)
+			spins++;
 	}
 	if (!strcmp(argv[0], "exit"))
-		syscall(SYS_exit_group, 0);
+		ustack_lib_raw(SYS_exit_group, 0, 0, 0);
+	asm volatile("" ::: "memory");
 }
 
 NOINLINE static long sample_middle(int calls)

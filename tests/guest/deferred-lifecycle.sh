@@ -1,0 +1,128 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Deferred stacks across exec and exit, events in interrupt context and of
+# kernel threads, and the option toggled, instances removed and tasks
+# killed while stacks are pending: right stack or none, never a wrong one,
+# no crash (the debug kernel's KASAN, lockdep and kmemleak watch too).
+# kernels: normal debug
+# timeout: 600
+. "$(dirname "$0")/../lib/result.sh"
+. "$(dirname "$0")/../lib/ustack.sh"
+
+# syscall_stacks PID NR: the distinct frames stitched to raw syscall NR of PID
+syscall_frames() {
+	awk -F'|' -v p="$1" -v m="NR $2 " -v e="$3" '$1 == p && index($4, m) && index($4, e) {print $3 "|" $5}' /tmp/stitched
+}
+
+trace_clear
+tw $T/events/raw_syscalls/sys_enter/enable 1
+tw $T/events/raw_syscalls/sys_exit/enable 1
+tw $T/options/user_stacktrace_deferred 1
+
+# exec: the events before the point of no return have the old program's
+# stack; those after it a new cookie and the new program's.
+tw $T/tracing_on 1
+"$SAMPLE" 1 exec /bin/true &
+pid=$!
+wait $pid
+tw $T/tracing_on 0
+stitched > /tmp/stitched
+# the last execve of $pid is the sample's own (the first is the shell's)
+before=$(syscall_frames $pid 59 sys_enter | tail -n 1)
+after=$(syscall_frames $pid 59 sys_exit | tail -n 1)
+syms=$(symbols "${before#*|}")
+case "$syms" in
+*"ustack_lib_raw sample_then sample_middle sample_outer main"*) pass "exec: execve's entry event has the old program's stack" ;;
+*) fail "exec: execve's entry event has the old program's stack" "$before: $syms" ;;
+esac
+if [ "${before%%|*}" != "${after%%|*}" ] && [ -n "${after%%|*}" ] &&
+   ! echo "$after" | grep -q ustack-sample && echo "$after" | grep -q '+0x'; then
+	pass "exec: a new cookie and the new program's stack after the exec"
+else
+	fail "exec: a new cookie and the new program's stack after the exec" "before '$before' after '$after'"
+fi
+
+# exit: the stack asked for by exit_group is written before the mm goes.
+trace_clear
+tw $T/events/raw_syscalls/sys_enter/enable 1
+tw $T/options/user_stacktrace_deferred 1
+tw $T/tracing_on 1
+"$SAMPLE" 1 exit &
+pid=$!
+wait $pid
+tw $T/tracing_on 0
+stitched > /tmp/stitched
+last=$(syscall_frames $pid 231 sys_enter | tail -n 1)
+syms=$(symbols "${last#*|}")
+case "$syms" in
+*"ustack_lib_raw sample_then sample_middle sample_outer main"*) pass "exit: exit_group's stack is written" ;;
+*) fail "exit: exit_group's stack is written" "$last: $syms" ;;
+esac
+
+# Interrupts over a spinning task, and kernel threads.
+trace_clear
+tw $T/events/timer/hrtimer_expire_entry/enable 1
+tw $T/events/sched/sched_switch/enable 1
+tw $T/events/sched/sched_wakeup/enable 1
+tw $T/options/user_stacktrace_deferred 1
+tw $T/tracing_on 1
+"$SAMPLE" 0 spin 300 &
+pid=$!
+wait $pid
+tw $T/tracing_on 0
+stitched > /tmp/stitched
+grep -v '^STACKS|' /tmp/stitched > /tmp/events
+# Interrupts over the task: each carries the task's cookie and the stack
+# of that entry; landing in sample_then's loop (most do), that stack is
+# the known chain. Events of other pids never get its stacks.
+n=$(awk -F'|' -v p="$pid" '$1 == p && $4 ~ /^hrtimer_expire_entry/ && $5 != "NOCOOKIE" && $5 != "LOST"' /tmp/events | wc -l)
+good=$(awk -F'|' -v p="$pid" '$1 == p && $4 ~ /^hrtimer_expire_entry/ {print $5}' /tmp/events |
+	while read -r frames; do
+		case "$(symbols "$frames")" in
+		*"sample_then sample_middle sample_outer main"*) echo ok ;;
+		esac
+	done | wc -l)
+check "timer interrupts over the task carry its stack ($good of $n the spin loop's)" \
+	test "$n" -gt 0 -a "$good" -gt $((n * 8 / 10))
+bad=$(awk -F'|' '$1 == "STACKS" {print $2, $4}' /tmp/stitched | while read -r c sp; do
+	awk -F'|' -v c="$c" -v sp="$sp" '$3 == c && $1 != sp {print "pid " $1 " has pid " sp "s cookie " c}' /tmp/events
+done | head -n 3)
+check "no event carries another task's stack" test -z "$bad"
+kt=0
+bad=
+for p in $(cut -d'|' -f1 /tmp/events | sort -u); do
+	[ "$p" = 0 ] || { [ -d /proc/$p ] && [ -z "$(tr -d '\0' < /proc/$p/cmdline 2>/dev/null)" ]; } || continue
+	kt=$((kt + $(awk -F'|' -v p="$p" '$1 == p' /tmp/events | wc -l)))
+	c=$(awk -F'|' -v p="$p" '$1 == p && $5 != "NOCOOKIE"' /tmp/events | head -n 1)
+	[ -n "$c" ] && bad="$bad kthread $p: $c;"
+done
+if [ "$kt" -gt 0 ] && [ -z "$bad" ]; then
+	pass "kernel threads' and idle's events ($kt) carry no cookie"
+else
+	fail "kernel threads' and idle's events ($kt) carry no cookie" "$bad"
+fi
+
+# Stress: toggle the option, add and remove instances, kill tasks, all while
+# tasks make system calls.
+trace_clear
+tw $T/events/raw_syscalls/sys_enter/enable 1
+tw $T/tracing_on 1
+( for i in $(seq 1 40); do "$SAMPLE" 20 > /dev/null; done ) &
+load=$!
+( for i in $(seq 1 15); do "$SAMPLE" 0 spin 1000 > /dev/null & k=$!; sleep 0.05; kill -9 $k; wait $k; done ) 2>/dev/null &
+killer=$!
+for i in $(seq 1 20); do
+	echo 1 > $T/options/user_stacktrace_deferred
+	mkdir $T/instances/s$i
+	echo 1 > $T/instances/s$i/events/raw_syscalls/sys_enter/enable
+	echo 1 > $T/instances/s$i/options/user_stacktrace_deferred
+	"$SAMPLE" 2 exec /bin/true
+	echo 0 > $T/options/user_stacktrace_deferred
+	[ $((i % 3)) = 0 ] && echo 0 > $T/instances/s$i/options/user_stacktrace_deferred
+	[ $i -gt 1 ] && rmdir $T/instances/s$((i - 1))
+done
+wait $load $killer
+rmdir $T/instances/s20
+pass "stress: toggles, instance removal, exec and kill while stacks pending"
+trace_clear
+finish
