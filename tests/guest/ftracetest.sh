@@ -10,7 +10,7 @@
 ftdir=$USTACK_TOP/build/linux/tools/testing/selftests/ftrace
 cases=()
 if [ $# -gt 0 ]; then
-	cases=("$@")
+	for c in "$@"; do cases+=("$(realpath "$c")"); done
 else
 	while read -r c _; do
 		case "$c" in ''|'#'*) continue ;; esac
