@@ -79,7 +79,7 @@ check: deps
 	$(Q)tests/run.sh
 
 demo: deps
-	$(Q)$(MAKE) --no-print-directory kernel progs
+	$(Q)$(MAKE) --no-print-directory kernel progs libtracefs-ext
 	$(Q)scripts/demo.sh
 
 clean:
