@@ -73,13 +73,16 @@ $(PROGS)/ustack-sample32: $(PROG_SRC)/sample.c $(PROG_SRC)/sample-lib.c $(PROG_S
 	then :; else echo "progs: no 32-bit toolchain (see $(@D)/lib32/build.log)"; fi
 
 # ---- tests ----
+# DEBUG=1: also build the debug kernel and run the guest tests marked
+# "kernels: normal debug" on it.
 check: deps
-	$(Q)$(MAKE) --no-print-directory kernel progs libtracefs-ext
+	$(Q)$(MAKE) --no-print-directory kernel progs libtracefs-ext DEBUG=
+	$(Q)if [ "$(DEBUG)" = 1 ]; then $(MAKE) --no-print-directory kernel DEBUG=1; fi
 	$(Q)$(LIBEXT) utest
-	$(Q)tests/run.sh
+	$(Q)USTACK_DEBUG=$(DEBUG) tests/run.sh
 
 demo: deps
-	$(Q)$(MAKE) --no-print-directory kernel progs libtracefs-ext
+	$(Q)$(MAKE) --no-print-directory kernel progs libtracefs-ext DEBUG=
 	$(Q)scripts/demo.sh
 
 clean:

@@ -8,8 +8,8 @@
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-tree=$top/build/linux
-out=$top/kernel/patches
+tree=${USTACK_KTREE:-$top/build/linux}
+out=${USTACK_PATCHES:-$top/kernel/patches}
 
 die() { echo "kernel-patches: $*" >&2; exit 1; }
 

@@ -11,15 +11,16 @@
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-tree=$top/build/linux
-patches=$top/kernel/patches
-tarball=/usr/src/linux-source-6.12.tar.xz
+# The overrides are for tests/host/kernel-series.sh.
+tree=${USTACK_KTREE:-$top/build/linux}
+patches=${USTACK_PATCHES:-$top/kernel/patches}
+tarball=${USTACK_KSRC_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 stamp=$tree/.git/ustack-source-version
 
 die() { echo "kernel-tree: $*" >&2; exit 1; }
 
 [ -r "$tarball" ] || die "$tarball missing: run scripts/deps.sh"
-version=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) ||
+version=${USTACK_KSRC_VERSION:-$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null)} ||
 	die "linux-source-6.12 is not installed: run scripts/deps.sh"
 
 git_tree() { git -C "$tree" "$@"; }
@@ -50,7 +51,7 @@ unignore() {
 }
 
 create_tree() {
-	echo "kernel-tree: extracting linux-source-6.12 $version into build/linux"
+	echo "kernel-tree: extracting linux-source-6.12 $version into ${tree#$top/}"
 	rm -rf "$tree" "$tree.new"
 	mkdir -p "$tree.new"
 	tar -C "$tree.new" --strip-components=1 -xJf "$tarball"
