@@ -34,10 +34,13 @@ while IFS= read -r line; do
 	case "$res" in
 	PASS|XFAIL) pass "$name" ;;
 	UNSUPPORTED|UNTESTED) skip "$name" "$res on this kernel config" ;;
-	*) fail "$name" "$res (log: $(ls /tmp/ftracetest-logs/*/ 2>/dev/null | head -n 1))"
-	   ls -d /tmp/ftracetest-logs/*/* >/dev/null 2>&1 &&
-		tail -n 20 /tmp/ftracetest-logs/*/*"$(echo "$line" | sed 's/^\[\([0-9]*\)\].*/\1/')"-*log* 2>/dev/null
-	   ;;
+	*)	n=${line#[}
+		n=${n%%]*}
+		fail "$name" "$res"
+		# the case's own log, for the test log file
+		log=$(ls /tmp/ftracetest-logs/"$n"-* 2>/dev/null | head -n 1)
+		[ -n "$log" ] && tail -n 20 "$log" | sed "s/^/  | /"
+		;;
 	esac
 done < /tmp/ftracetest.out
 grep -q '^# of passed' /tmp/ftracetest.out || fail "ftracetest ran" "exit $rc: $(tail -n 5 /tmp/ftracetest.out)"
