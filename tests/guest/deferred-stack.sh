@@ -81,5 +81,56 @@ if grep -q "user_unwind_file: id=[0-9]* build_id=$bid path=$SAMPLE\$" $T/trace; 
 else
 	fail "file entry: path and build-id of the program" "$(grep user_unwind_file $T/trace | head -3)"
 fi
+# A uprobe on a function's first instruction: the topmost frame has not
+# pushed its frame pointer yet; the caller must not be skipped.
+LIB=$USTACK_PROGS/libustack-sample.so
+vaddr=$(nm "$LIB" | awk '$3 == "ustack_lib_syscall" {print $1}')
+# file offset of that address, through the LOAD segment holding it
+addr=$((16#$vaddr))
+off=
+while read -r typ o v p fsz msz rest; do
+	[ "$typ" = LOAD ] || continue
+	if [ $addr -ge $((v)) ] && [ $addr -lt $((v + msz)) ]; then
+		off=$(printf '0x%x' $((addr - v + o)))
+	fi
+done < <(readelf -lW "$LIB")
+trace_clear
+if echo "p:ustack_entry $LIB:$off" > $T/uprobe_events; then
+	tw $T/events/uprobes/ustack_entry/enable 1
+	tw $T/options/user_stacktrace_deferred 1
+	tw $T/tracing_on 1
+	"$SAMPLE" 2 > /dev/null &
+	pid=$!
+	wait $pid
+	tw $T/tracing_on 0
+	frames=$(stitched | awk -F'|' -v p=$pid '$1 == p && $4 ~ /ustack_entry/ {print $5; exit}')
+	syms=$(first_n 6 "$(symbols "$frames")")
+	if [ "$syms" = "$CHAIN" ]; then
+		pass "uprobe on a function entry: the caller is not skipped"
+	else
+		fail "uprobe on a function entry: the caller is not skipped" "'$syms' ($frames)"
+	fi
+	tw $T/events/uprobes/ustack_entry/enable 0
+	echo > $T/uprobe_events
+else
+	fail "uprobe on a function entry" "cannot add uprobe at $LIB:$off"
+fi
+
+# With userstacktrace also set, the deferred stack serves the events: no
+# in-place walk per event; alone, userstacktrace works as before.
+ustack_count() {	# OPTIONS...: userstack entries and deferred stacks of 3 calls
+	trace_clear
+	echo 0 > $T/options/userstacktrace
+	tw $T/events/syscalls/sys_enter_getppid/enable 1
+	for o in "$@"; do tw $T/options/$o 1; done
+	tw $T/tracing_on 1
+	"$SAMPLE" 3 > /dev/null
+	tw $T/tracing_on 0
+	echo "$(grep -c '<user stack trace>' $T/trace) $(grep -c 'user_unwind_stack:' $T/trace)"
+	echo 0 > $T/options/userstacktrace
+}
+check "userstacktrace alone: a walk per event" test "$(ustack_count userstacktrace)" = "3 0"
+check "both options: only the deferred stacks" \
+	test "$(ustack_count userstacktrace user_stacktrace_deferred)" = "0 3"
 trace_clear
 finish
