@@ -52,7 +52,11 @@ kernel-patches:
 	$(Q)scripts/kernel-patches.sh
 
 # ---- test programs ----
-progs: $(PROGS)/ustack-sample $(PROGS)/ustack-sample32
+progs: $(PROGS)/ustack-sample $(PROGS)/ustack-sample32 $(PROGS)/ustack-bench
+
+$(PROGS)/ustack-bench: $(PROG_SRC)/bench.c
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(PROG_CFLAGS) -fPIE -pie -o $@ $<
 
 $(PROGS)/libustack-sample.so: $(PROG_SRC)/sample-lib.c $(PROG_SRC)/sample.h
 	$(Q)mkdir -p $(@D)
@@ -80,6 +84,12 @@ check: deps
 	$(Q)if [ "$(DEBUG)" = 1 ]; then $(MAKE) --no-print-directory kernel DEBUG=1; fi
 	$(Q)$(LIBEXT) utest
 	$(Q)USTACK_DEBUG=$(DEBUG) tests/run.sh
+
+# Benchmarks: ring-buffer bytes and time per call with and without user
+# stacks, measured side by side in one guest (scripts/bench.sh).
+bench: deps
+	$(Q)$(MAKE) --no-print-directory kernel progs DEBUG=
+	$(Q)scripts/bench.sh
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory kernel progs libtracefs-ext DEBUG=

@@ -1,0 +1,94 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Runs in the guest (scripts/bench.sh): ring-buffer bytes and time per
+# system call of ustack-bench (16-function-deep stack), traced
+#   none      events only
+#   inplace   options/userstacktrace (in-place walk after every event)
+#   deferred  options/user_stacktrace_deferred
+# with 1, 4 and 16 events per kernel entry, and with the function tracer.
+# All rows come from this one boot, side by side.
+. "$(dirname "$0")/../lib/result.sh"
+. "$(dirname "$0")/../lib/ustack.sh"
+
+CALLS=${BENCH_CALLS:-2000}
+BENCH=$USTACK_PROGS/ustack-bench
+
+events() {	# EPE: enable EPE events per getppid kernel entry
+	case $1 in
+	1)	tw $T/events/syscalls/sys_enter_getppid/enable 1 ;;
+	4)	tw $T/events/syscalls/sys_enter_getppid/enable 1
+		tw $T/events/syscalls/sys_exit_getppid/enable 1
+		tw $T/events/kprobes/kp1/enable 1
+		tw $T/events/kprobes/kp2/enable 1 ;;
+	16)	tw $T/events/syscalls/sys_enter_getppid/enable 1
+		tw $T/events/syscalls/sys_exit_getppid/enable 1
+		for i in $(seq 1 14); do tw $T/events/kprobes/kp$i/enable 1; done ;;
+	fn)	;;
+	esac
+}
+
+run() {		# MODE EPE: prints "bytes_per_call ns_per_call"
+	local mode=$1 epe=$2 bytes=0 b ns
+
+	trace_clear
+	echo 0 > $T/options/userstacktrace
+	tw $T/buffer_size_kb 32768
+	case $mode in
+	inplace)	tw $T/options/userstacktrace 1 ;;
+	deferred)	tw $T/options/user_stacktrace_deferred 1 ;;
+	esac
+	events "$epe"
+	gated "$BENCH" "$CALLS"
+	tw $T/set_event_pid "$GATED_PID"
+	if [ "$epe" = fn ]; then
+		tw $T/set_ftrace_pid "$GATED_PID"
+		tw $T/current_tracer function
+	fi
+	tw $T/tracing_on 1
+	open_gate
+	wait "$GATED_PID"
+	tw $T/tracing_on 0
+	for f in $T/per_cpu/cpu*/stats; do
+		b=$(sed -n 's/^bytes: //p' "$f")
+		bytes=$((bytes + b))
+		grep -q '^overrun: 0$' "$f" || echo "WARNING: overrun on $f" >&2
+	done
+	ns=$(sed -n 's/^ns_per_call //p' /tmp/gated.out)
+	echo > $T/set_event_pid
+	echo > $T/set_ftrace_pid
+	echo 0 > $T/options/userstacktrace
+	trace_clear
+	echo "$((bytes / CALLS)) $ns"
+}
+
+for i in $(seq 1 14); do
+	echo "p:kp$i __x64_sys_getppid" >> $T/kprobe_events
+done
+"$BENCH" 10 > /dev/null	# warm the page cache
+
+echo "ustack-bench: $CALLS getppid calls from a 16-function-deep stack, per call:"
+printf '%-6s %-9s %10s %10s %14s %14s\n' epe mode bytes ns "stack bytes" "stack ns"
+for epe in 1 4 16 fn; do
+	read -r b0 t0 <<< "$(run none $epe)"
+	for mode in none inplace deferred; do
+		if [ $mode = none ]; then
+			b=$b0 t=$t0
+		elif [ "$epe" = fn ] && [ $mode = inplace ]; then
+			continue	# the function tracer has no in-place user stacks
+		else
+			read -r b t <<< "$(run $mode $epe)"
+		fi
+		printf '%-6s %-9s %10s %10s %14s %14s\n' $epe $mode $b $t $((b - b0)) $((t - t0))
+		eval "B_${mode}_$epe=$((b - b0)) T_${mode}_$epe=$((t - t0))"
+	done
+done
+echo
+echo "user stack cost, in-place / deferred (goal: >= 10x bytes, >= 5x time at 16 events):"
+for epe in 1 4 16; do
+	eval "bi=\$B_inplace_$epe bd=\$B_deferred_$epe ti=\$T_inplace_$epe td=\$T_deferred_$epe"
+	awk -v e=$epe -v bi=$bi -v bd=$bd -v ti=$ti -v td=$td 'BEGIN {
+		printf "  %2s events/entry: bytes %.2fx, time %.2fx (deferred/in-place: bytes %.2f, time %.2f)\n",
+			e, (bd > 0 ? bi / bd : 0), (td > 0 ? ti / td : 0), (bi > 0 ? bd / bi : 0), (ti > 0 ? td / ti : 0) }'
+done
+echo "  function tracer: deferred user stacks cost $B_deferred_fn bytes and $T_deferred_fn ns per call"
+echo > $T/kprobe_events

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ustack-bench: system calls from a deep user stack, for make bench.
+ *
+ *   ustack-bench CALLS
+ *
+ * main -> bench_f0 -> ... -> bench_f15 (16 distinct functions, so that the
+ * stack is not a run of identical frames) makes CALLS getppid system calls
+ * from its own code and prints "ns_per_call N".
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define NOINLINE __attribute__((noinline, noclone))
+
+static long bench_calls;
+
+static NOINLINE long bench_syscalls(void)
+{
+	long i, sum = 0, ret;
+
+	for (i = 0; i < bench_calls; i++) {
+		asm volatile("syscall" : "=a"(ret) : "0"(110L) /* getppid */
+			     : "rcx", "r11", "memory");
+		sum += ret;
+	}
+	return sum;
+}
+
+#define BENCH_F(n, next)				\
+	static NOINLINE long bench_f##n(void)		\
+	{						\
+		long ret = next();			\
+							\
+		asm volatile("" ::: "memory");		\
+		return ret + n;				\
+	}
+
+BENCH_F(15, bench_syscalls)
+BENCH_F(14, bench_f15)
+BENCH_F(13, bench_f14)
+BENCH_F(12, bench_f13)
+BENCH_F(11, bench_f12)
+BENCH_F(10, bench_f11)
+BENCH_F(9, bench_f10)
+BENCH_F(8, bench_f9)
+BENCH_F(7, bench_f8)
+BENCH_F(6, bench_f7)
+BENCH_F(5, bench_f6)
+BENCH_F(4, bench_f5)
+BENCH_F(3, bench_f4)
+BENCH_F(2, bench_f3)
+BENCH_F(1, bench_f2)
+BENCH_F(0, bench_f1)
+
+int main(int argc, char **argv)
+{
+	struct timespec a, b;
+	double ns;
+
+	bench_calls = argc > 1 ? atol(argv[1]) : 1000;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	bench_f0();
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	ns = (b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec);
+	printf("ns_per_call %.0f\n", ns / bench_calls);
+	return 0;
+}
