@@ -16,8 +16,21 @@ mkdir -p /dev/pts /dev/shm 2>/dev/null
 mount -t devpts devpts /dev/pts 2>/dev/null
 ln -sf /proc/self/fd /dev/fd 2>/dev/null
 mount -t tmpfs tmpfs /dev/shm
-mount -t tmpfs tmpfs /tmp
 mount -t tmpfs tmpfs /run
+# A repository in the host's /tmp (a clone there) would vanish under the
+# guest's tmpfs /tmp: keep its top directory visible at the same path.
+top=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p /run/host-tmp
+mount --bind /tmp /run/host-tmp
+mount -t tmpfs tmpfs /tmp
+case "$top" in
+/tmp/*)	d=${top#/tmp/}
+	d=${d%%/*}
+	mkdir -p "/tmp/$d"
+	mount --bind "/run/host-tmp/$d" "/tmp/$d" ||
+		echo "ustack-init: cannot show /tmp/$d in the guest"
+	;;
+esac
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 results "$USTACK_RES" ||
