@@ -285,3 +285,25 @@ int utest_fixture_cleanup(void)
 	fx.tmp_dir[0] = '\0';
 	return 0;
 }
+
+/**
+ * utest_check_exports - the library exports its API and hides the rest
+ * @api: names that must be exported
+ * @n_api: how many
+ * @hidden: internal names that must not be
+ * @n_hidden: how many
+ */
+void utest_check_exports(const char * const *api, size_t n_api,
+			 const char * const *hidden, size_t n_hidden)
+{
+	void *lib = dlopen(UTEST_SO_PATH, RTLD_NOW | RTLD_LOCAL);
+	size_t i;
+
+	if (!UT_CHECK(lib, "dlopen %s: %s", UTEST_SO_PATH, dlerror()))
+		return;
+	for (i = 0; i < n_api; i++)
+		UT_CHECK(dlsym(lib, api[i]), "%s not exported", api[i]);
+	for (i = 0; i < n_hidden; i++)
+		UT_CHECK(!dlsym(lib, hidden[i]), "%s exported", hidden[i]);
+	dlclose(lib);
+}

@@ -335,16 +335,7 @@ static void test_exports(void)
 		"ustack_elf_open", "ustack_symtab_load", "ustack_symtab_find",
 		"ustack_debug_file_open",
 	};
-	void *lib = dlopen(UTEST_SO_PATH, RTLD_NOW | RTLD_LOCAL);
-	size_t i;
-
-	if (!UT_CHECK(lib, "dlopen %s: %s", UTEST_SO_PATH, dlerror()))
-		return;
-	for (i = 0; i < UT_ARRAY_SIZE(api); i++)
-		UT_CHECK(dlsym(lib, api[i]), "%s not exported", api[i]);
-	for (i = 0; i < UT_ARRAY_SIZE(hidden); i++)
-		UT_CHECK(!dlsym(lib, hidden[i]), "%s exported", hidden[i]);
-	dlclose(lib);
+	utest_check_exports(api, UT_ARRAY_SIZE(api), hidden, UT_ARRAY_SIZE(hidden));
 }
 
 void utest_symbolize_register(void)

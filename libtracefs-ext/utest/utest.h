@@ -31,6 +31,10 @@ void utest_stitch_driver_register(void);
 /* Mark the running test skipped; the test then returns by itself. */
 void utest_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The shared library exports every name of @api and none of @hidden. */
+void utest_check_exports(const char * const *api, size_t n_api,
+			 const char * const *hidden, size_t n_hidden);
+
 #define UT_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* Record a failure with a printf-style message unless ok; return ok. */
