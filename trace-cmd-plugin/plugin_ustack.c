@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * plugin_ustack: deferred user space stacks in "trace-cmd report".
+ *
+ * The kernel's option user_stacktrace_deferred gives events a cookie and
+ * writes the user stack of the kernel entry later, once, with that cookie
+ * (Documentation/trace/ftrace.rst, "Deferred user space stack traces"). This
+ * plugin prints that stack under every event that carries a cookie,
+ * symbolized, as report prints in-place user stacks:
+ *
+ *	ustack-sample-68 [000] 7.190716: sys_enter_getppid:
+ *	 => ustack_lib_syscall+0xb (/work/main/build/progs/libustack-sample.so)
+ *	 => ...
+ *
+ * The stack is found by a read-ahead of the same file (ustack-ahead.c); the
+ * event handler of every event prints the event as before and then its stack.
+ * The user_unwind_* entries themselves print compactly, or in full with their
+ * frames with the option ustack_raw (and then no stack under the events).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ustack-plugin.h"
+
+#define UP_EXPORT __attribute__((visibility("default")))
+
+enum {
+	UP_OPT_RAW,
+	UP_OPT_NOSYM,
+	UP_OPT_WINDOW,
+	UP_OPT_DEBUG_DIR,
+	UP_OPT_STATS,
+};
+
+UP_EXPORT struct tep_plugin_option TEP_PLUGIN_OPTIONS[] = {
+	[UP_OPT_RAW] = {
+		.name = "ustack_raw",
+		.plugin_alias = "ustack",
+		.description = "print the user_unwind_* entries in full, stacks decoded under the "
+			       "stack entries, and no stacks under the events",
+	},
+	[UP_OPT_NOSYM] = {
+		.name = "ustack_nosym",
+		.plugin_alias = "ustack",
+		.description = "print frames as file+offset, looking up no symbols",
+	},
+	[UP_OPT_WINDOW] = {
+		.name = "ustack_window",
+		.plugin_alias = "ustack",
+		.description = "the most events held while a stack is awaited (default 16384); "
+			       "beyond, the oldest is printed as lost",
+		.value = "16384",
+	},
+	[UP_OPT_DEBUG_DIR] = {
+		.name = "ustack_debug_dir",
+		.plugin_alias = "ustack",
+		.description = "where separate debug files are (default /usr/lib/debug)",
+		.value = "",
+	},
+	[UP_OPT_STATS] = {
+		.name = "ustack_stats",
+		.plugin_alias = "ustack",
+		.description = "at the end, print what the read-ahead held at most, to stderr",
+	},
+	{ .name = NULL },
+};
+
+struct up_plugin;
+
+/* An event whose handler is the plugin's: the handler it had before, called first. */
+struct up_hook {
+	struct up_hook		*next;
+	struct up_plugin	*plugin;
+	char			*system;
+	char			*name;
+	tep_event_handler_func	prev;
+	void			*prev_context;
+};
+
+/* The plugin's state for one tep (one input file of report). */
+struct up_plugin {
+	struct up_plugin	*next;
+	struct tep_handle	*tep;
+	struct up_ahead		*ahead;		/* NULL: no stacks under events */
+	const char		*file;
+	bool			raw;
+	bool			stats;
+	bool			wrapped_all;
+	struct up_hook		*hooks;
+};
+
+static struct up_plugin *up_plugins;
+/* Loads in a "trace-cmd report": the nth load is for its nth input file. */
+static int up_report_loads;
+
+static const char * const up_lost_why[USTACK_LOST_NR] = {
+	[USTACK_LOST_NONE]		= "",
+	[USTACK_LOST_NEXT_COOKIE]	= "the task's next kernel entry came first",
+	[USTACK_LOST_MISSED]		= "events were dropped",
+	[USTACK_LOST_END]		= "the trace ended first",
+	[USTACK_LOST_LIMIT]		= "more events pending than ustack_window",
+};
+
+static int up_event_handler(struct trace_seq *s, struct tep_record *record,
+			    struct tep_event *event, void *context);
+static int up_cookie_handler(struct trace_seq *s, struct tep_record *record,
+			     struct tep_event *event, void *context);
+static int up_stack_handler(struct trace_seq *s, struct tep_record *record,
+			    struct tep_event *event, void *context);
+static int up_file_handler(struct trace_seq *s, struct tep_record *record,
+			   struct tep_event *event, void *context);
+
+static const struct {
+	const char		*name;
+	tep_event_handler_func	func;
+} up_entries[] = {
+	{ "user_unwind_cookie",	up_cookie_handler },
+	{ "user_unwind_stack",	up_stack_handler },
+	{ "user_unwind_file",	up_file_handler },
+};
+#define UP_NR_ENTRIES	(sizeof(up_entries) / sizeof(up_entries[0]))
+
+static bool up_is_ours(tep_event_handler_func func)
+{
+	unsigned int i;
+
+	if (func == up_event_handler)
+		return true;
+	for (i = 0; i < UP_NR_ENTRIES; i++) {
+		if (func == up_entries[i].func)
+			return true;
+	}
+	return false;
+}
+
+/* The event as it printed without this plugin: its own handler, or its print format. */
+static void up_print_info(struct trace_seq *s, struct tep_record *record, struct tep_event *event,
+			  tep_event_handler_func prev, void *prev_context)
+{
+	int flags = event->flags;
+
+	if (prev && !prev(s, record, event, prev_context))
+		return;
+	/* the print format alone: libtraceevent skips handlers of NOHANDLE events */
+	event->flags |= TEP_EVENT_FL_NOHANDLE;
+	tep_print_event(event->tep, s, record, "%s", TEP_PRINT_INFO);
+	event->flags = flags;
+}
+
+/* The event's user stack under it, as the read-ahead knows it. */
+static void up_print_stack(struct up_plugin *plugin, struct trace_seq *s,
+			   struct tep_record *record)
+{
+	const struct up_result *res = up_ahead_lookup(plugin->ahead, record);
+
+	if (!res)
+		return;
+	switch (res->state) {
+	case USTACK_STATE_STACK:
+		if (res->text && res->text->len)
+			trace_seq_printf(s, "\n%.*s", (int)res->text->len - 1, res->text->text);
+		break;
+	case USTACK_STATE_LOST:
+		trace_seq_printf(s, "\n => [user stack lost: %s]", up_lost_why[res->lost]);
+		break;
+	case USTACK_STATE_UNKNOWN:
+		trace_seq_printf(s, "\n => [user stack lost: events were dropped on CPU %d, "
+				 "its cookie is not known]", record->cpu);
+		break;
+	case USTACK_STATE_NONE:
+	case USTACK_STATE_RAW:
+		break;
+	}
+}
+
+/* Make the plugin's handler the handler of an event, keeping the one it had. */
+static int up_hook_event(struct up_plugin *plugin, const char *system, const char *name)
+{
+	struct tep_event *event = tep_find_event_by_name(plugin->tep, system, name);
+	struct up_hook *hook;
+
+	if (event && up_is_ours(event->handler))
+		return 0;
+	hook = calloc(1, sizeof(*hook));
+	if (!hook)
+		return -1;
+	hook->plugin = plugin;
+	hook->system = strdup(system);
+	hook->name = strdup(name);
+	if (!hook->system || !hook->name)
+		goto fail;
+	if (event) {
+		hook->prev = event->handler;
+		hook->prev_context = event->context;
+	}
+	/* an event not parsed yet gets the handler when it is */
+	if (tep_register_event_handler(plugin->tep, -1, system, name, up_event_handler, hook) < 0)
+		goto fail;
+	hook->next = plugin->hooks;
+	plugin->hooks = hook;
+	return 0;
+fail:
+	free(hook->system);
+	free(hook->name);
+	free(hook);
+	return -1;
+}
+
+/*
+ * Once report prints, every event is parsed and has the handler it will
+ * keep (trace-cmd installs some of its own after the plugins loaded): wrap
+ * the ones that are not the plugin's yet.
+ */
+static void up_wrap_all(struct up_plugin *plugin)
+{
+	struct tep_event **events;
+	int i;
+
+	if (plugin->wrapped_all)
+		return;
+	plugin->wrapped_all = true;
+	if (!plugin->ahead || plugin->raw)
+		return;
+	events = tep_list_events(plugin->tep, TEP_EVENT_SORT_ID);
+	for (i = 0; events && events[i]; i++) {
+		if (!up_is_ours(events[i]->handler))
+			up_hook_event(plugin, events[i]->system, events[i]->name);
+	}
+}
+
+static int up_event_handler(struct trace_seq *s, struct tep_record *record,
+			    struct tep_event *event, void *context)
+{
+	struct up_hook *hook = context;
+	struct up_plugin *plugin = hook->plugin;
+
+	up_wrap_all(plugin);
+	up_print_info(s, record, event, hook->prev, hook->prev_context);
+	if (plugin->ahead && !plugin->raw)
+		up_print_stack(plugin, s, record);
+	return 0;
+}
+
+static unsigned long long up_field(struct tep_event *event, struct tep_record *record,
+				   const char *name)
+{
+	unsigned long long val = 0;
+
+	tep_get_field_val(NULL, event, name, record, &val, 0);
+	return val;
+}
+
+static int up_cookie_handler(struct trace_seq *s, struct tep_record *record,
+			     struct tep_event *event, void *context)
+{
+	up_wrap_all(context);
+	trace_seq_printf(s, "cookie=0x%llx", up_field(event, record, "cookie"));
+	return 0;
+}
+
+static int up_stack_handler(struct trace_seq *s, struct tep_record *record,
+			    struct tep_event *event, void *context)
+{
+	unsigned int flags = up_field(event, record, "flags");
+	struct up_plugin *plugin = context;
+	const struct up_result *res;
+
+	up_wrap_all(plugin);
+	trace_seq_printf(s, "cookie=0x%llx frames=%llu%s%s", up_field(event, record, "cookie"),
+			 up_field(event, record, "nr"),
+			 flags & USTACK_STACK_TRUNCATED ? " truncated" : "",
+			 flags & USTACK_STACK_NO_STACK ? " no-stack" : "");
+	if (!plugin->raw || !plugin->ahead)
+		return 0;
+	res = up_ahead_lookup(plugin->ahead, record);
+	if (res && res->text && res->text->len)
+		trace_seq_printf(s, "\n%.*s", (int)res->text->len - 1, res->text->text);
+	return 0;
+}
+
+static int up_file_handler(struct trace_seq *s, struct tep_record *record,
+			   struct tep_event *event, void *context)
+{
+	struct tep_format_field *path = tep_find_field(event, "path");
+	struct tep_format_field *bid = tep_find_field(event, "build_id");
+	unsigned int bid_size = up_field(event, record, "build_id_size");
+	struct up_plugin *plugin = context;
+	const unsigned char *data = record->data;
+	int len = 0;
+	unsigned int i;
+
+	up_wrap_all(plugin);
+	trace_seq_printf(s, "id=%llu", up_field(event, record, "id"));
+	if (plugin->raw && bid && bid_size <= (unsigned int)bid->size &&
+	    bid->offset + bid_size <= (unsigned int)record->size) {
+		trace_seq_puts(s, " build_id=");
+		for (i = 0; i < bid_size; i++)
+			trace_seq_printf(s, "%02x", data[bid->offset + i]);
+	}
+	if (path && path->offset < record->size)
+		len = strnlen((const char *)data + path->offset, record->size - path->offset);
+	trace_seq_printf(s, " path=%.*s", len, path ? (const char *)data + path->offset : "");
+	return 0;
+}
+
+static struct up_plugin *up_plugin_find(struct tep_handle *tep, struct up_plugin ***link)
+{
+	struct up_plugin **p;
+
+	for (p = &up_plugins; *p; p = &(*p)->next) {
+		if ((*p)->tep == tep) {
+			if (link)
+				*link = p;
+			return *p;
+		}
+	}
+	return NULL;
+}
+
+/* In "trace-cmd report": open the read-ahead of this load's input file. */
+static void up_plugin_open_ahead(struct up_plugin *plugin)
+{
+	const char *window = TEP_PLUGIN_OPTIONS[UP_OPT_WINDOW].value;
+	struct tep_event **events;
+	struct up_input in;
+	unsigned long n;
+	char *end;
+	int i;
+
+	if (up_input_read(&in))
+		return;
+	i = up_report_loads++;
+	if (in.ts_option) {
+		fprintf(stderr, "plugin_ustack: --%s changes timestamps: no user stacks under "
+			"events\n", in.ts_option);
+		goto out;
+	}
+	if (i >= in.nr_files)
+		goto out;
+	n = strtoul(window ? window : "", &end, 0);
+	if (!window || *end || !n)
+		n = UP_WINDOW_DEFAULT;
+	plugin->ahead = up_ahead_open(in.files[i], plugin->raw, n,
+				      !TEP_PLUGIN_OPTIONS[UP_OPT_NOSYM].set,
+				      TEP_PLUGIN_OPTIONS[UP_OPT_DEBUG_DIR].value);
+	if (!plugin->ahead) {
+		fprintf(stderr, "plugin_ustack: cannot read %s a second time (%m): no user "
+			"stacks under events\n", in.files[i]);
+		goto out;
+	}
+	plugin->file = strdup(in.files[i]);
+	if (plugin->raw)
+		goto out;
+	/* the events of the file get the handler as report parses them */
+	events = tep_list_events(up_ahead_tep(plugin->ahead), TEP_EVENT_SORT_ID);
+	for (i = 0; events && events[i]; i++) {
+		if (strcmp(events[i]->system, "ftrace") ||
+		    strncmp(events[i]->name, "user_unwind_", 12))
+			up_hook_event(plugin, events[i]->system, events[i]->name);
+	}
+out:
+	up_input_free(&in);
+}
+
+/**
+ * tep_plugin_loader - load the plugin for a tep
+ * @tep: the event formats of one input
+ *
+ * Registers the printers of the user_unwind_* entries, and in "trace-cmd
+ * report" opens the read-ahead of the input file and makes the plugin's
+ * handler the handler of its events.
+ *
+ * Return: 0; -1 when out of memory.
+ */
+UP_EXPORT int TEP_PLUGIN_LOADER(struct tep_handle *tep)
+{
+	struct up_plugin *plugin;
+	unsigned int i;
+
+	plugin = calloc(1, sizeof(*plugin));
+	if (!plugin)
+		return -1;
+	plugin->tep = tep;
+	plugin->raw = TEP_PLUGIN_OPTIONS[UP_OPT_RAW].set;
+	plugin->stats = TEP_PLUGIN_OPTIONS[UP_OPT_STATS].set;
+	plugin->next = up_plugins;
+	up_plugins = plugin;
+
+	for (i = 0; i < UP_NR_ENTRIES; i++)
+		tep_register_event_handler(tep, -1, "ftrace", up_entries[i].name,
+					   up_entries[i].func, plugin);
+	up_plugin_open_ahead(plugin);
+	return 0;
+}
+
+static void up_print_stats(struct up_plugin *plugin)
+{
+	struct ustack_stitch_stats st;
+	size_t queue;
+
+	up_ahead_stats(plugin->ahead, &st, &queue);
+	fprintf(stderr, "plugin_ustack: %s: %llu events, %llu with a stack, %llu lost, "
+		"%llu unknown; held at most %zu events (%zu bytes), queued at most %zu\n",
+		plugin->file ? plugin->file : "?", st.events, st.states[USTACK_STATE_STACK],
+		st.states[USTACK_STATE_LOST], st.states[USTACK_STATE_UNKNOWN], st.peak_held,
+		st.peak_held_bytes, queue);
+}
+
+/**
+ * tep_plugin_unloader - unload the plugin from a tep
+ * @tep: the tep it was loaded for
+ *
+ * Gives every event the handler it had before, and frees what the plugin
+ * holds for @tep.
+ *
+ * Return: 0.
+ */
+UP_EXPORT int TEP_PLUGIN_UNLOADER(struct tep_handle *tep)
+{
+	struct up_plugin *plugin, **link;
+	struct up_hook *hook;
+	unsigned int i;
+
+	plugin = up_plugin_find(tep, &link);
+	if (!plugin)
+		return 0;
+	*link = plugin->next;
+
+	while ((hook = plugin->hooks)) {
+		plugin->hooks = hook->next;
+		if (!tep_unregister_event_handler(tep, -1, hook->system, hook->name,
+						  up_event_handler, hook) && hook->prev)
+			tep_register_event_handler(tep, -1, hook->system, hook->name,
+						   hook->prev, hook->prev_context);
+		free(hook->system);
+		free(hook->name);
+		free(hook);
+	}
+	for (i = 0; i < UP_NR_ENTRIES; i++)
+		tep_unregister_event_handler(tep, -1, "ftrace", up_entries[i].name,
+					     up_entries[i].func, plugin);
+	if (plugin->ahead && plugin->stats)
+		up_print_stats(plugin);
+	up_ahead_close(plugin->ahead);
+	free((char *)plugin->file);
+	free(plugin);
+	return 0;
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * Internals of the trace-cmd plugin for deferred user stacks (plugin_ustack.so),
+ * shared between its source files. Nothing here is exported from the plugin:
+ * the only global symbols are the tep_plugin_* hooks of libtraceevent.
+ */
+#ifndef _USTACK_PLUGIN_H
+#define _USTACK_PLUGIN_H
+
+#include <stdbool.h>
+#include <event-parse.h>
+#include <trace-seq.h>
+
+#include "ustack.h"
+
+#define __hidden __attribute__((visibility("hidden")))
+
+/* Default of the option ustack_window: events held while a stack is awaited. */
+#define UP_WINDOW_DEFAULT	16384
+
+/* ---- ustack-input.c: which trace.dat this process reads ---- */
+
+/*
+ * What the command line of "trace-cmd report" says: its input files, in
+ * the order it opens them, and whether it changes timestamps (the read-ahead
+ * matches records by timestamp, so it then stays off).
+ */
+struct up_input {
+	char		**files;
+	int		nr_files;
+	const char	*ts_option;	/* the first option that changes timestamps */
+};
+
+int up_input_parse(struct up_input *in, const char *cmdline, size_t len) __hidden;
+int up_input_read(struct up_input *in) __hidden;
+void up_input_free(struct up_input *in) __hidden;
+
+/* ---- ustack-text.c: stacks as the lines printed under an event ---- */
+
+/* The frames of one stack as text, " => frame\n" a line; shared by reference. */
+struct up_text {
+	unsigned int		refs;
+	unsigned long long	cookie;
+	int			pid;
+	size_t			len;
+	char			text[];
+};
+
+#define UP_TEXT_CACHE	64
+
+struct up_texts {
+	struct ustack_symbolizer	*sym;	/* NULL: frames as file+offset */
+	struct up_text			*cache[UP_TEXT_CACHE];
+	char				*buf;
+	size_t				size;
+};
+
+int up_texts_init(struct up_texts *texts, bool symbols, const char *debug_dir) __hidden;
+void up_texts_clear(struct up_texts *texts) __hidden;
+struct up_text *up_text_get(struct up_texts *texts, const struct ustack_stack *stack) __hidden;
+void up_text_put(struct up_text *text) __hidden;
+
+/* ---- ustack-ahead.c: the second reader of the trace file ---- */
+
+/* What the read-ahead knows of one record of the trace. */
+struct up_result {
+	unsigned long long	ts;
+	unsigned long long	offset;
+	int			cpu;
+	enum ustack_state	state;
+	enum ustack_lost	lost;
+	struct up_text		*text;
+};
+
+struct up_ahead;
+
+struct up_ahead *up_ahead_open(const char *file, bool raw, size_t window, bool symbols,
+			       const char *debug_dir) __hidden;
+void up_ahead_close(struct up_ahead *ahead) __hidden;
+struct tep_handle *up_ahead_tep(struct up_ahead *ahead) __hidden;
+const struct up_result *up_ahead_lookup(struct up_ahead *ahead,
+					const struct tep_record *record) __hidden;
+void up_ahead_stats(struct up_ahead *ahead, struct ustack_stitch_stats *stats,
+		    size_t *peak_queue) __hidden;
+
+#endif /* _USTACK_PLUGIN_H */

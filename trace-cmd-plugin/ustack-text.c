@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * A stack as the lines trace-cmd report prints under an event, in the style
+ * of its in-place user stacks, one line per frame, innermost first:
+ *
+ *	 => ustack_lib_inner+0x25 (/usr/lib/libustack-sample.so)
+ *
+ * The text is made once per stack, when the read-ahead meets it, and shared
+ * by every event of the same kernel entry (the events of one entry usually
+ * come close together); a small cache by cookie finds it again.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ustack-plugin.h"
+
+/**
+ * up_texts_init - set up the stack texts
+ * @texts: the texts
+ * @symbols: look the frames up in their files; else print them as file+offset
+ * @debug_dir: where separate debug files are; NULL for the default
+ *
+ * Return: 0; -1 with errno when the symbolizer cannot be made.
+ */
+int up_texts_init(struct up_texts *texts, bool symbols, const char *debug_dir)
+{
+	memset(texts, 0, sizeof(*texts));
+	if (!symbols)
+		return 0;
+	texts->sym = ustack_symbolizer_alloc();
+	if (!texts->sym)
+		return -1;
+	if (debug_dir && *debug_dir && ustack_symbolizer_set_debug_dir(texts->sym, debug_dir)) {
+		ustack_symbolizer_free(texts->sym);
+		texts->sym = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * up_texts_clear - free the cache, the symbolizer and the work buffer
+ * @texts: the texts; texts still referenced elsewhere stay valid
+ */
+void up_texts_clear(struct up_texts *texts)
+{
+	int i;
+
+	for (i = 0; i < UP_TEXT_CACHE; i++)
+		up_text_put(texts->cache[i]);
+	ustack_symbolizer_free(texts->sym);
+	free(texts->buf);
+	memset(texts, 0, sizeof(*texts));
+}
+
+/* Append like snprintf() into the work buffer, growing it. */
+static int up_append(struct up_texts *texts, size_t *pos, const char *fmt, const char *arg)
+{
+	int len;
+	char *nbuf;
+
+	for (;;) {
+		len = snprintf(texts->buf + *pos, texts->size - *pos, fmt, arg);
+		if (len < 0)
+			return -1;
+		if (*pos + len < texts->size)
+			break;
+		nbuf = realloc(texts->buf, 2 * (*pos + len + 1));
+		if (!nbuf)
+			return -1;
+		texts->buf = nbuf;
+		texts->size = 2 * (*pos + len + 1);
+	}
+	*pos += len;
+	return 0;
+}
+
+/* One frame, symbolized when there is a symbolizer. */
+static int up_append_frame(struct up_texts *texts, size_t *pos, const struct ustack_frame *frame)
+{
+	char line[512];
+	int len;
+
+	len = ustack_frame_format(texts->sym, frame, line, sizeof(line));
+	if (len < 0)
+		snprintf(line, sizeof(line), "[frame not readable: %s]", strerror(errno));
+	return up_append(texts, pos, " => %s\n", line);
+}
+
+static struct up_text *up_text_make(struct up_texts *texts, const struct ustack_stack *stack)
+{
+	struct up_text *text;
+	unsigned int i;
+	size_t pos = 0;
+
+	if (!texts->buf) {
+		texts->buf = malloc(1024);
+		if (!texts->buf)
+			return NULL;
+		texts->size = 1024;
+	}
+	texts->buf[0] = '\0';
+	if ((stack->flags & USTACK_STACK_NO_STACK) &&
+	    up_append(texts, &pos, " => %s\n", "[no user stack: it could not be walked]"))
+		return NULL;
+	for (i = 0; i < stack->nr; i++) {
+		if (up_append_frame(texts, &pos, &stack->frames[i]))
+			return NULL;
+	}
+	if ((stack->flags & USTACK_STACK_TRUNCATED) &&
+	    up_append(texts, &pos, " => %s\n", "[more frames not recorded]"))
+		return NULL;
+	if ((stack->flags & USTACK_STACK_MALFORMED) &&
+	    up_append(texts, &pos, " => %s\n", "[malformed frame data]"))
+		return NULL;
+
+	text = malloc(sizeof(*text) + pos + 1);
+	if (!text)
+		return NULL;
+	text->refs = 1;
+	text->cookie = stack->cookie;
+	text->pid = stack->pid;
+	text->len = pos;
+	memcpy(text->text, texts->buf, pos + 1);
+	return text;
+}
+
+/**
+ * up_text_get - the text of a stack, from the cache or made now
+ * @texts: the texts
+ * @stack: the stack, as the stitcher hands it back
+ *
+ * Return: a reference to the text, to be dropped with up_text_put(); NULL
+ * with errno ENOMEM.
+ */
+struct up_text *up_text_get(struct up_texts *texts, const struct ustack_stack *stack)
+{
+	unsigned long long h = stack->cookie ^ (stack->cookie >> 29) ^ (unsigned int)stack->pid;
+	struct up_text **slot = &texts->cache[h % UP_TEXT_CACHE];
+	struct up_text *text = *slot;
+
+	if (text && text->cookie == stack->cookie && text->pid == stack->pid) {
+		text->refs++;
+		return text;
+	}
+	text = up_text_make(texts, stack);
+	if (!text) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	up_text_put(*slot);
+	*slot = text;
+	text->refs++;
+	return text;
+}
+
+/**
+ * up_text_put - drop a reference to a text
+ * @text: the text; NULL is allowed
+ */
+void up_text_put(struct up_text *text)
+{
+	if (text && !--text->refs)
+		free(text);
+}
