@@ -13,6 +13,8 @@ TOP     := $(CURDIR)
 BUILD   := $(TOP)/build
 PROGS   := $(BUILD)/progs
 LIBEXT  := $(MAKE) --no-print-directory -C libtracefs-ext O=$(BUILD)/libtracefs-ext
+PLUGIN  := $(MAKE) --no-print-directory -C trace-cmd-plugin O=$(BUILD)/trace-cmd-plugin \
+	   LIBEXT_O=$(BUILD)/libtracefs-ext
 CC      ?= gcc
 
 ifeq ($(V),1)
@@ -26,12 +28,16 @@ PROG_CFLAGS := -O2 -g -Wall -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
 PROG_SRC    := tests/progs
 
 .PHONY: all deps kernel-tree kernel-tree-reset kernel kernel-debug kernel-patches \
-	progs libtracefs-ext check demo bench clean distclean
+	progs libtracefs-ext trace-cmd-plugin check demo bench clean distclean
 
-all: kernel progs libtracefs-ext
+all: kernel progs libtracefs-ext trace-cmd-plugin
 
 libtracefs-ext:
 	$(Q)$(LIBEXT)
+
+# The trace-cmd plugin links libtracefs-ext statically (it builds it first).
+trace-cmd-plugin: libtracefs-ext
+	$(Q)$(PLUGIN)
 
 deps:
 	$(Q)scripts/deps.sh
@@ -80,7 +86,7 @@ $(PROGS)/ustack-sample32: $(PROG_SRC)/sample.c $(PROG_SRC)/sample-lib.c $(PROG_S
 # DEBUG=1: also build the debug kernel and run the guest tests marked
 # "kernels: normal debug" on it.
 check: deps
-	$(Q)$(MAKE) --no-print-directory kernel progs libtracefs-ext DEBUG=
+	$(Q)$(MAKE) --no-print-directory kernel progs libtracefs-ext trace-cmd-plugin DEBUG=
 	$(Q)if [ "$(DEBUG)" = 1 ]; then $(MAKE) --no-print-directory kernel DEBUG=1; fi
 	$(Q)$(LIBEXT) utest
 	$(Q)USTACK_DEBUG=$(DEBUG) tests/run.sh
@@ -88,17 +94,19 @@ check: deps
 # Benchmarks: ring-buffer bytes and time per call with and without user
 # stacks, measured side by side in one guest (scripts/bench.sh).
 bench: deps
-	$(Q)$(MAKE) --no-print-directory kernel progs DEBUG=
+	$(Q)$(MAKE) --no-print-directory kernel progs trace-cmd-plugin DEBUG=
 	$(Q)scripts/bench.sh
 
 demo: deps
-	$(Q)$(MAKE) --no-print-directory kernel progs libtracefs-ext DEBUG=
+	$(Q)$(MAKE) --no-print-directory kernel progs libtracefs-ext trace-cmd-plugin DEBUG=
 	$(Q)scripts/demo.sh
 
 clean:
 	$(Q)$(LIBEXT) clean
+	$(Q)$(PLUGIN) clean
 	$(Q)rm -rf $(PROGS) $(BUILD)/guest $(BUILD)/tests
 
 distclean:
 	$(Q)$(LIBEXT) clean
+	$(Q)$(PLUGIN) clean
 	$(Q)rm -rf $(BUILD)

@@ -83,7 +83,6 @@ struct up_plugin {
 	struct up_plugin	*next;
 	struct tep_handle	*tep;
 	struct up_ahead		*ahead;		/* NULL: no stacks under events */
-	const char		*file;
 	bool			raw;
 	bool			stats;
 	bool			wrapped_all;
@@ -91,8 +90,19 @@ struct up_plugin {
 };
 
 static struct up_plugin *up_plugins;
-/* Loads in a "trace-cmd report": the nth load is for its nth input file. */
-static int up_report_loads;
+
+/*
+ * The options as the first load found them. libtraceevent applies the
+ * options given as "-O name" (no value) at every load by toggling a boolean
+ * option, so the second input file of report would see them flipped back.
+ */
+static struct {
+	bool		raw;
+	bool		nosym;
+	bool		stats;
+	unsigned long	window;
+	char		*debug_dir;
+} up_opts;
 
 static const char * const up_lost_why[USTACK_LOST_NR] = {
 	[USTACK_LOST_NONE]		= "",
@@ -318,40 +328,57 @@ static struct up_plugin *up_plugin_find(struct tep_handle *tep, struct up_plugin
 	return NULL;
 }
 
+static int up_opts_snapshot(void)
+{
+	const char *window = TEP_PLUGIN_OPTIONS[UP_OPT_WINDOW].value;
+	const char *dir = TEP_PLUGIN_OPTIONS[UP_OPT_DEBUG_DIR].value;
+	char *end;
+
+	up_opts.raw = TEP_PLUGIN_OPTIONS[UP_OPT_RAW].set;
+	up_opts.nosym = TEP_PLUGIN_OPTIONS[UP_OPT_NOSYM].set;
+	up_opts.stats = TEP_PLUGIN_OPTIONS[UP_OPT_STATS].set;
+	up_opts.window = strtoul(window ? window : "", &end, 0);
+	if (!window || *end || !up_opts.window)
+		up_opts.window = UP_WINDOW_DEFAULT;
+	free(up_opts.debug_dir);
+	up_opts.debug_dir = NULL;
+	if (dir && *dir) {
+		up_opts.debug_dir = strdup(dir);
+		if (!up_opts.debug_dir)
+			return -1;
+	}
+	return 0;
+}
+
 /* In "trace-cmd report": open the read-ahead of this load's input file. */
 static void up_plugin_open_ahead(struct up_plugin *plugin)
 {
-	const char *window = TEP_PLUGIN_OPTIONS[UP_OPT_WINDOW].value;
 	struct tep_event **events;
 	struct up_input in;
-	unsigned long n;
-	char *end;
 	int i;
 
 	if (up_input_read(&in))
 		return;
-	i = up_report_loads++;
 	if (in.ts_option) {
 		fprintf(stderr, "plugin_ustack: --%s changes timestamps: no user stacks under "
 			"events\n", in.ts_option);
-		goto out;
+		return;
 	}
-	if (i >= in.nr_files)
-		goto out;
-	n = strtoul(window ? window : "", &end, 0);
-	if (!window || *end || !n)
-		n = UP_WINDOW_DEFAULT;
-	plugin->ahead = up_ahead_open(in.files[i], plugin->raw, n,
-				      !TEP_PLUGIN_OPTIONS[UP_OPT_NOSYM].set,
-				      TEP_PLUGIN_OPTIONS[UP_OPT_DEBUG_DIR].value);
+	if (!in.have_file) {
+		fprintf(stderr, "plugin_ustack: no open trace file found: no user stacks "
+			"under events\n");
+		return;
+	}
+	plugin->ahead = up_ahead_open(in.file, plugin->raw, up_opts.window, !up_opts.nosym,
+				      up_opts.debug_dir);
+	up_input_claim_open();
 	if (!plugin->ahead) {
-		fprintf(stderr, "plugin_ustack: cannot read %s a second time (%m): no user "
-			"stacks under events\n", in.files[i]);
-		goto out;
+		fprintf(stderr, "plugin_ustack: cannot read the trace file a second time (%m): "
+			"no user stacks under events\n");
+		return;
 	}
-	plugin->file = strdup(in.files[i]);
 	if (plugin->raw)
-		goto out;
+		return;
 	/* the events of the file get the handler as report parses them */
 	events = tep_list_events(up_ahead_tep(plugin->ahead), TEP_EVENT_SORT_ID);
 	for (i = 0; events && events[i]; i++) {
@@ -359,8 +386,6 @@ static void up_plugin_open_ahead(struct up_plugin *plugin)
 		    strncmp(events[i]->name, "user_unwind_", 12))
 			up_hook_event(plugin, events[i]->system, events[i]->name);
 	}
-out:
-	up_input_free(&in);
 }
 
 /**
@@ -378,12 +403,14 @@ UP_EXPORT int TEP_PLUGIN_LOADER(struct tep_handle *tep)
 	struct up_plugin *plugin;
 	unsigned int i;
 
+	if (!up_plugins && up_opts_snapshot())
+		return -1;
 	plugin = calloc(1, sizeof(*plugin));
 	if (!plugin)
 		return -1;
 	plugin->tep = tep;
-	plugin->raw = TEP_PLUGIN_OPTIONS[UP_OPT_RAW].set;
-	plugin->stats = TEP_PLUGIN_OPTIONS[UP_OPT_STATS].set;
+	plugin->raw = up_opts.raw;
+	plugin->stats = up_opts.stats;
 	plugin->next = up_plugins;
 	up_plugins = plugin;
 
@@ -400,9 +427,9 @@ static void up_print_stats(struct up_plugin *plugin)
 	size_t queue;
 
 	up_ahead_stats(plugin->ahead, &st, &queue);
-	fprintf(stderr, "plugin_ustack: %s: %llu events, %llu with a stack, %llu lost, "
+	fprintf(stderr, "plugin_ustack: %llu events, %llu with a stack, %llu lost, "
 		"%llu unknown; held at most %zu events (%zu bytes), queued at most %zu\n",
-		plugin->file ? plugin->file : "?", st.events, st.states[USTACK_STATE_STACK],
+		st.events, st.states[USTACK_STATE_STACK],
 		st.states[USTACK_STATE_LOST], st.states[USTACK_STATE_UNKNOWN], st.peak_held,
 		st.peak_held_bytes, queue);
 }
@@ -443,7 +470,11 @@ UP_EXPORT int TEP_PLUGIN_UNLOADER(struct tep_handle *tep)
 	if (plugin->ahead && plugin->stats)
 		up_print_stats(plugin);
 	up_ahead_close(plugin->ahead);
-	free((char *)plugin->file);
 	free(plugin);
+	if (!up_plugins) {
+		up_input_release();
+		free(up_opts.debug_dir);
+		up_opts.debug_dir = NULL;
+	}
 	return 0;
 }

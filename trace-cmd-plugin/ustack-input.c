@@ -1,212 +1,246 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * Which trace file does this process read? A libtraceevent plugin is not told:
- * it gets a tep handle, not the file. "trace-cmd report" takes its input as
- * -i FILE (more than once for several files, opened in that order), as the
- * first argument after the options, or trace.dat by default; so the plugin
- * reads the command line back from /proc/self/cmdline, with the options of
- * trace-cmd 3.1 report.
+ * Which trace file does this process read? A libtraceevent plugin is not
+ * told: it gets a tep handle, not the file.
+ *
+ * "trace-cmd report" opens each input file (-i FILE, the first argument
+ * after the options, or trace.dat) and loads the plugins while it reads
+ * that file's headers, with the file open. So the plugin looks for it among
+ * the open file descriptors of the process: a regular file that starts with
+ * the trace-cmd magic, not claimed by an earlier load, the highest-numbered
+ * one (the latest opened). It opens it again through /proc/self/fd/N: a file
+ * of its own (with its own offset), whatever the path or cwd was.
+ *
+ * The command line (/proc/self/cmdline) only says whether this is "trace-cmd
+ * report", and whether an option changes the timestamps that report gives
+ * its records (the read-ahead compares timestamps). Note that report splits
+ * "-O name=value" at the '=' in place, so the words seen there can differ
+ * from those typed; only whole option words are looked at.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ustack-plugin.h"
 
-/* Short options of "trace-cmd report" that take an argument (its getopt string). */
-static const char up_short_args[] = "iHrnFO";
+/* The first bytes of a trace-cmd file: 0x17 0x08 0x44 "tracing" */
+static const char up_magic[] = "\027\010\104tracing";
+#define UP_MAGIC_LEN	10
 
-/* Long options of "trace-cmd report" that take an argument. */
-static const char * const up_long_args[] = {
-	"cpu", "event", "kallsyms", "pid", "comm", "ts-offset", "ts2secs", NULL
+/* Long options of "trace-cmd report" that change the timestamps of its records. */
+static const char * const up_ts_options[] = {
+	"--ts-offset", "--ts2secs", "--align-ts", "--raw-ts", "--nodate", NULL
 };
-
-/* Long options that change the timestamps of the records report reads. */
-static const char * const up_long_ts[] = {
-	"ts-offset", "ts2secs", "align-ts", "raw-ts", "nodate", NULL
-};
-
-/* The entry of @list named by the @len bytes of @name, or NULL. */
-static const char *up_in_list(const char * const *list, const char *name, size_t len)
-{
-	for (; *list; list++) {
-		if (strlen(*list) == len && !strncmp(*list, name, len))
-			return *list;
-	}
-	return NULL;
-}
-
-static int up_input_add(struct up_input *in, const char *file)
-{
-	char **files = realloc(in->files, (in->nr_files + 1) * sizeof(*files));
-
-	if (!files)
-		return -1;
-	in->files = files;
-	files[in->nr_files] = strdup(file);
-	if (!files[in->nr_files])
-		return -1;
-	in->nr_files++;
-	return 0;
-}
-
-/* A long option "--name[=value]": 1 when its argument is the next word. */
-static int up_long_option(struct up_input *in, const char *arg)
-{
-	const char *eq = strchr(arg, '=');
-	size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
-
-	if (!in->ts_option)
-		in->ts_option = up_in_list(up_long_ts, arg, len);
-	return !eq && up_in_list(up_long_args, arg, len);
-}
 
 /*
- * Short options, possibly grouped ("-tq", "-iFILE"): one that takes an
- * argument takes the rest of the word, or else the next word (@next, NULL
- * when there is none). Return: 1 when it took @next, 0, -1 on ENOMEM.
+ * Open files claimed by earlier loads (each input file of report loads the
+ * plugins once; the same file may be given twice, so the fd counts too).
  */
-static int up_short_options(struct up_input *in, const char *arg, const char *next)
+static struct {
+	int	fd;
+	dev_t	dev;
+	ino_t	ino;
+} *up_claimed;
+static int up_nr_claimed;
+
+static char *up_read_all(const char *path, size_t *len)
 {
-	for (; *arg; arg++) {
-		if (!strchr(up_short_args, *arg))
-			continue;
-		if (arg[1])
-			return *arg == 'i' ? up_input_add(in, arg + 1) : 0;
-		if (!next)
-			return 0;
-		if (*arg == 'i' && up_input_add(in, next))
-			return -1;
-		return 1;
-	}
-	return 0;
-}
-
-/**
- * up_input_parse - the input files of a "trace-cmd report" command line
- * @in: filled in; up_input_free() frees it
- * @cmdline: the words of the command line, each ending with a NUL (as
- *	/proc/PID/cmdline has them)
- * @len: the bytes in @cmdline
- *
- * Return: 0 with @in filled when the command is "trace-cmd report" (the
- * first word may be any path ending in trace-cmd); 1 when it is another
- * command (@in then has no files); -1 with errno ENOMEM.
- */
-int up_input_parse(struct up_input *in, const char *cmdline, size_t len)
-{
-	const char *end = cmdline + len, *p, *base;
-	const char **argv = NULL, **nargv;
-	int argc = 0, i, ret = 1;
-
-	memset(in, 0, sizeof(*in));
-	for (p = cmdline; p < end; p += strnlen(p, end - p) + 1) {
-		nargv = realloc(argv, (argc + 1) * sizeof(*argv));
-		if (!nargv)
-			goto nomem;
-		argv = nargv;
-		argv[argc++] = p;
-	}
-	/* the last word may lack its NUL only if the buffer was cut: ignore it */
-	if (argc && !memchr(argv[argc - 1], '\0', end - argv[argc - 1]))
-		argc--;
-	if (argc < 2)
-		goto out;
-	base = strrchr(argv[0], '/');
-	base = base ? base + 1 : argv[0];
-	if (strcmp(base, "trace-cmd") || strcmp(argv[1], "report"))
-		goto out;
-
-	for (i = 2; i < argc; i++) {
-		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-		int took;
-
-		if (!strcmp(argv[i], "--")) {
-			i++;
-			break;
-		}
-		if (argv[i][0] != '-' || !argv[i][1])
-			break;
-		if (argv[i][1] == '-')
-			took = up_long_option(in, argv[i] + 2) && next;
-		else
-			took = up_short_options(in, argv[i] + 1, next);
-		if (took < 0)
-			goto nomem;
-		i += took;
-	}
-	/* the first argument after the options, when there was no -i */
-	if (!in->nr_files && i < argc && up_input_add(in, argv[i]))
-		goto nomem;
-	if (!in->nr_files && up_input_add(in, "trace.dat"))
-		goto nomem;
-	ret = 0;
-out:
-	free(argv);
-	return ret;
-nomem:
-	free(argv);
-	up_input_free(in);
-	errno = ENOMEM;
-	return -1;
-}
-
-/**
- * up_input_read - the input files of this process, from /proc/self/cmdline
- * @in: filled in as by up_input_parse()
- *
- * Return: as up_input_parse(); -1 with errno when the command line cannot
- * be read.
- */
-int up_input_read(struct up_input *in)
-{
-	size_t len = 0, size = 4096;
+	size_t size = 4096;
 	char *buf = NULL, *nbuf;
 	ssize_t r;
-	int fd, ret;
+	int fd;
 
-	memset(in, 0, sizeof(*in));
-	fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	*len = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -1;
+		return NULL;
 	for (;;) {
-		nbuf = realloc(buf, size);
-		if (!nbuf)
-			goto fail;
-		buf = nbuf;
-		r = read(fd, buf + len, size - len);
+		if (*len == size || !buf) {
+			size = buf ? 2 * size : size;
+			nbuf = realloc(buf, size);
+			if (!nbuf)
+				goto fail;
+			buf = nbuf;
+		}
+		r = read(fd, buf + *len, size - *len);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
 			goto fail;
-		if (r == 0)
+		if (!r)
 			break;
-		len += r;
-		if (len == size)
-			size *= 2;
+		*len += r;
 	}
 	close(fd);
-	ret = up_input_parse(in, buf, len);
-	free(buf);
-	return ret;
+	return buf;
 fail:
 	close(fd);
 	free(buf);
-	return -1;
+	return NULL;
 }
 
 /**
- * up_input_free - free what up_input_parse() filled in
- * @in: the input
+ * up_input_parse - what a command line says to the plugin
+ * @in: filled in
+ * @cmdline: the words of the command line, each ending with a NUL (as
+ *	/proc/PID/cmdline has them)
+ * @len: the bytes in @cmdline
+ *
+ * Return: 0 when the command is "trace-cmd report" (the first word may be
+ * any path ending in trace-cmd), with @in->ts_option set to the first option
+ * that changes timestamps, if any; 1 when it is another command.
  */
-void up_input_free(struct up_input *in)
+int up_input_parse(struct up_input *in, const char *cmdline, size_t len)
+{
+	const char *end = cmdline + len, *p, *base;
+	const char * const *o;
+	int argn = 0;
+
+	memset(in, 0, sizeof(*in));
+	for (p = cmdline; p < end; p += strnlen(p, end - p) + 1, argn++) {
+		if (argn == 0) {
+			base = strrchr(p, '/');
+			base = base ? base + 1 : p;
+			if (strcmp(base, "trace-cmd"))
+				return 1;
+			continue;
+		}
+		if (argn == 1) {
+			if (strcmp(p, "report"))
+				return 1;
+			continue;
+		}
+		if (!strcmp(p, "--"))
+			break;
+		for (o = up_ts_options; *o && !in->ts_option; o++) {
+			size_t n = strlen(*o);
+
+			if (!strncmp(p, *o, n) && (p[n] == '\0' || p[n] == '='))
+				in->ts_option = *o + 2;
+		}
+	}
+	return argn >= 2 ? 0 : 1;
+}
+
+static bool up_is_claimed(int fd, const struct stat *st)
 {
 	int i;
 
-	for (i = 0; i < in->nr_files; i++)
-		free(in->files[i]);
-	free(in->files);
+	for (i = 0; i < up_nr_claimed; i++) {
+		if (up_claimed[i].fd == fd && up_claimed[i].dev == st->st_dev &&
+		    up_claimed[i].ino == st->st_ino)
+			return true;
+	}
+	return false;
+}
+
+static int up_claim(int fd, const struct stat *st)
+{
+	void *claimed;
+
+	claimed = realloc(up_claimed, (up_nr_claimed + 1) * sizeof(*up_claimed));
+	if (!claimed)
+		return -1;
+	up_claimed = claimed;
+	up_claimed[up_nr_claimed].fd = fd;
+	up_claimed[up_nr_claimed].dev = st->st_dev;
+	up_claimed[up_nr_claimed].ino = st->st_ino;
+	up_nr_claimed++;
+	return 0;
+}
+
+/*
+ * The open trace files not claimed yet: the highest-numbered one, or with
+ * @claim_all, claim them all and return -1.
+ */
+static int up_scan_fds(bool claim_all)
+{
+	char magic[UP_MAGIC_LEN];
+	struct dirent *d;
+	struct stat st;
+	int fd, best = -1;
+	DIR *dir;
+
+	dir = opendir("/proc/self/fd");
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] < '0' || d->d_name[0] > '9')
+			continue;
+		fd = atoi(d->d_name);
+		if (fd == dirfd(dir) || (!claim_all && fd <= best))
+			continue;
+		if (fstat(fd, &st) || !S_ISREG(st.st_mode) || up_is_claimed(fd, &st))
+			continue;
+		if (pread(fd, magic, UP_MAGIC_LEN, 0) != UP_MAGIC_LEN ||
+		    memcmp(magic, up_magic, UP_MAGIC_LEN))
+			continue;
+		if (claim_all)
+			up_claim(fd, &st);
+		else
+			best = fd;
+	}
+	closedir(dir);
+	return best;
+}
+
+/**
+ * up_input_claim_open - claim the trace files open now
+ *
+ * Called once the read-ahead has opened its own handle of the file: its
+ * file is then not taken for the input of the next load.
+ */
+void up_input_claim_open(void)
+{
+	up_scan_fds(true);
+}
+
+/**
+ * up_input_read - the input file of this load of the plugin, if in report
+ * @in: filled in: @in->file is "/proc/self/fd/N" of the trace file being
+ *	loaded, or NULL when none was found; @in->ts_option as by
+ *	up_input_parse()
+ *
+ * The file found is claimed: a later load (report's next -i file) finds
+ * another one. So must be the read-ahead's own (up_input_claim_open()).
+ *
+ * Return: 0 in "trace-cmd report"; 1 in another command; -1 with errno
+ * when the command line cannot be read.
+ */
+int up_input_read(struct up_input *in)
+{
+	struct stat st;
+	size_t len;
+	char *buf;
+	int ret, fd;
+
 	memset(in, 0, sizeof(*in));
+	buf = up_read_all("/proc/self/cmdline", &len);
+	if (!buf)
+		return -1;
+	ret = up_input_parse(in, buf, len);
+	free(buf);
+	if (ret)
+		return ret;
+	fd = up_scan_fds(false);
+	if (fd < 0 || fstat(fd, &st) || up_claim(fd, &st))
+		return 0;
+	snprintf(in->file, sizeof(in->file), "/proc/self/fd/%d", fd);
+	in->have_file = true;
+	return 0;
+}
+
+/**
+ * up_input_release - forget the files claimed (the last plugin unloaded)
+ */
+void up_input_release(void)
+{
+	free(up_claimed);
+	up_claimed = NULL;
+	up_nr_claimed = 0;
 }

@@ -21,19 +21,21 @@
 /* ---- ustack-input.c: which trace.dat this process reads ---- */
 
 /*
- * What the command line of "trace-cmd report" says: its input files, in
- * the order it opens them, and whether it changes timestamps (the read-ahead
- * matches records by timestamp, so it then stays off).
+ * The input of this load of the plugin in "trace-cmd report": the trace file
+ * being loaded, found among the open files (valid while report has it open),
+ * and the first option of report that changes timestamps (the read-ahead
+ * compares timestamps, so it then stays off).
  */
 struct up_input {
-	char		**files;
-	int		nr_files;
-	const char	*ts_option;	/* the first option that changes timestamps */
+	char		file[64];
+	bool		have_file;
+	const char	*ts_option;
 };
 
 int up_input_parse(struct up_input *in, const char *cmdline, size_t len) __hidden;
 int up_input_read(struct up_input *in) __hidden;
-void up_input_free(struct up_input *in) __hidden;
+void up_input_claim_open(void) __hidden;
+void up_input_release(void) __hidden;
 
 /* ---- ustack-text.c: stacks as the lines printed under an event ---- */
 

@@ -1,0 +1,146 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The trace-cmd plugin in stock trace-cmd report, on a committed trace.dat
+# (tests/fixtures/plugin/, made by tests/fixtures/make-plugin-fixture.sh in a
+# guest): ustack-sample's 2 getppid calls, recorded from /tmp/ustack-fixture/,
+# a path that does not exist here; the separate debug files (by build-id)
+# are the only way to the symbols. No root, no tracefs.
+. "$(dirname "$0")/../lib/result.sh"
+
+PLUGIN_DIR=$USTACK_TOP/build/trace-cmd-plugin
+FX=$USTACK_TOP/tests/fixtures/plugin
+DAT=$FX/sample.dat
+CHAIN="ustack_lib_syscall ustack_lib_inner ustack_lib_enter sample_middle sample_outer main"
+LIB=/tmp/ustack-fixture/libustack-sample.so
+EXE=/tmp/ustack-fixture/ustack-sample
+# the frames as the kernel recorded them (file + offset), innermost first
+RAW="$LIB+0x112b $LIB+0x1175 $LIB+0x11b9 $EXE+0x136e $EXE+0x1389 $EXE+0x1144"
+
+if ! command -v trace-cmd >/dev/null; then
+	skip "plugin in trace-cmd report" "no trace-cmd (apt-get install trace-cmd)"
+	finish
+fi
+if [ ! -r "$PLUGIN_DIR/plugin_ustack.so" ]; then
+	fail "plugin built" "no $PLUGIN_DIR/plugin_ustack.so (make trace-cmd-plugin)"
+	finish
+fi
+if [ -e /tmp/ustack-fixture ]; then
+	skip "plugin in trace-cmd report" "/tmp/ustack-fixture exists here: the test needs it absent"
+	finish
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# the debug files where the symbolizer looks them up by build-id
+for f in "$FX"/*.debug; do
+	b=$(basename "$f" .debug)
+	mkdir -p "$work/debug/.build-id/${b:0:2}"
+	cp "$f" "$work/debug/.build-id/${b:0:2}/${b:2}.debug"
+done
+
+report() { TRACEEVENT_PLUGIN_DIR=$PLUGIN_DIR trace-cmd report "$@" 2>"$work/stderr"; }
+
+# stacks FILE: "event|frame frame ..." for every event with lines under it
+stacks() {
+	awk '/^ => / { if (ev != "") st = st " " $2; next }
+	     { if (ev != "" && st != "") print ev "|" substr(st, 2); ev = ""; st = "" }
+	     / sys_(enter|exit)_getppid:/ { ev = $4 }
+	     END { if (ev != "" && st != "") print ev "|" substr(st, 2) }' "$1"
+}
+
+# first6 "WORDS": the first 6 words
+first6() { echo "$1" | tr ' ' '\n' | head -n 6 | tr '\n' ' ' | sed 's/ $//'; }
+
+# -- symbolized through the debug files: each of the 4 events, the exact chain
+report -O ustack_debug_dir="$work/debug" -i "$DAT" > "$work/out"
+stacks "$work/out" > "$work/stacks"
+n=$(wc -l < "$work/stacks")
+bad=
+while IFS='|' read -r ev frames; do
+	syms=$(first6 "$(echo "$frames" | tr ' ' '\n' | sed 's/+0x.*//' | tr '\n' ' ')")
+	[ "$syms" = "$CHAIN" ] || bad="$ev: '$syms'"
+done < "$work/stacks"
+if [ "$n" = 4 ] && [ -z "$bad" ]; then
+	pass "4 events, each with the exact symbolized chain"
+else
+	fail "4 events, each with the exact symbolized chain" "$n events; $bad $(head -c 300 "$work/stderr")"
+fi
+check "the stack is under its event (first line after sys_enter_getppid)" \
+	test "$(grep -m1 -A1 'sys_enter_getppid:' "$work/out" | tail -n 1)" = \
+	" => ustack_lib_syscall+0xb (/tmp/ustack-fixture/libustack-sample.so)"
+check "no stack lost" test "$(grep -c 'user stack lost' "$work/out")" = 0
+check "stack entries print compactly" \
+	grep -q 'user_unwind_stack: *cookie=0x[0-9a-f]* frames=7$' "$work/out"
+
+# -- frames as file+offset: exactly what the kernel recorded
+report -O ustack_nosym "$DAT" > "$work/nosym"
+bad=
+while IFS='|' read -r ev frames; do
+	[ "$(first6 "$frames")" = "$RAW" ] || bad="$ev: '$(first6 "$frames")'"
+done < <(stacks "$work/nosym")
+if [ "$(stacks "$work/nosym" | wc -l)" = 4 ] && [ -z "$bad" ]; then
+	pass "ustack_nosym: the recorded file+offset frames"
+else
+	fail "ustack_nosym: the recorded file+offset frames" "$bad"
+fi
+
+# -- without the debug files, the binaries' frames are unknown, not wrong
+report -i "$DAT" > "$work/nodebug"
+check "no debug file: [unknown] with file+offset" \
+	grep -q "^ => \[unknown\] ($LIB+0x112b)$" "$work/nodebug"
+
+# -- raw: the entries in full, the frames under the stack entries, none under events
+report -O ustack_raw -O ustack_nosym -i "$DAT" > "$work/raw"
+check "ustack_raw: frames under the stack entry" \
+	test "$(grep -m1 -A1 'user_unwind_stack:' "$work/raw" | tail -n 1)" = " => $LIB+0x112b"
+check "ustack_raw: no stack under the events" \
+	test "$(grep -A1 'sys_enter_getppid:' "$work/raw" | grep -c '^ => ')" = 0
+check "ustack_raw: file entries with build-id" \
+	grep -q "user_unwind_file: *id=1 build_id=[0-9a-f]\{40\} path=$LIB$" "$work/raw"
+
+# -- a window of 1 event: the first event of each entry is let go as lost
+report -O ustack_window=1 -O ustack_nosym "$DAT" > "$work/window"
+check "ustack_window=1: the held event beyond the window is lost, said so" \
+	test "$(grep -c '^ => \[user stack lost: more events pending than ustack_window\]$' \
+		"$work/window")" = 2
+
+# -- the input file as report takes it: -iFILE, positional, relative to the cwd
+(cd "$FX" && report -isample.dat -O ustack_nosym) > "$work/rel1"
+(cd "$FX" && report sample.dat -O ustack_nosym) > "$work/rel2"
+(cd "$FX" && cp sample.dat "$work/trace.dat" && cd "$work" && report -O ustack_nosym) > "$work/rel3"
+for f in rel1 rel2 rel3; do
+	if [ "$(stacks "$work/$f" | wc -l)" = 4 ]; then
+		pass "input file found: $f"
+	else
+		fail "input file found: $f" "$(head -c 300 "$work/stderr")"
+	fi
+done
+
+# -- options that change timestamps: said, and no stacks (not wrong ones)
+report -i "$DAT" --ts-offset 5 > "$work/tsoff"
+check "--ts-offset: no stacks under events" test "$(grep -c '^ => ' "$work/tsoff")" = 0
+check "--ts-offset: the plugin says why" grep -q 'ts-offset changes timestamps' "$work/stderr"
+
+# -- -N: no plugins, report as without it
+report -N -i "$DAT" > "$work/noplug"
+check "-N: no plugin, no stacks" test "$(grep -c '^ => ' "$work/noplug")" = 0
+
+# -- the stats: everything stitched, bounded
+report -O ustack_stats -i "$DAT" > /dev/null
+check "ustack_stats: 4 events with a stack" \
+	grep -q 'plugin_ustack: 4 events, 4 with a stack, 0 lost' "$work/stderr"
+
+# -- valgrind, when installed: no errors, nothing definitely lost
+if command -v valgrind >/dev/null; then
+	if TRACEEVENT_PLUGIN_DIR=$PLUGIN_DIR valgrind -q --error-exitcode=99 \
+		--leak-check=full --errors-for-leak-kinds=definite \
+		trace-cmd report -O ustack_debug_dir="$work/debug" -i "$DAT" \
+		>/dev/null 2>"$work/vg"; then
+		pass "valgrind: no errors, no definite leaks"
+	else
+		fail "valgrind: no errors, no definite leaks" "$(head -c 400 "$work/vg")"
+	fi
+else
+	skip "valgrind" "valgrind is not installed"
+fi
+finish
