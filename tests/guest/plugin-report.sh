@@ -1,0 +1,104 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Stock trace-cmd with the plugin: "trace-cmd record -O user_stacktrace_deferred"
+# of ustack-sample, then "trace-cmd report" shows the exact known chain under
+# each of its getppid events: after the program exited, with its binaries in a
+# directory of their own and only their paths leading to them; a trace with
+# forced overruns says which stacks were lost.
+# timeout: 300
+. "$(dirname "$0")/../lib/result.sh"
+. "$(dirname "$0")/../lib/ustack.sh"
+
+PLUGIN_DIR=$USTACK_TOP/build/trace-cmd-plugin
+AWK=$USTACK_TOP/tests/lib/report-stacks.awk
+export TRACEEVENT_PLUGIN_DIR=$PLUGIN_DIR
+
+if [ ! -r "$PLUGIN_DIR/plugin_ustack.so" ]; then
+	fail "plugin built" "no $PLUGIN_DIR/plugin_ustack.so (make trace-cmd-plugin)"
+	finish
+fi
+if [ ! -e $T/options/user_stacktrace_deferred ]; then
+	fail "option exists" "no $T/options/user_stacktrace_deferred"
+	finish
+fi
+
+# The program and its library in a directory of their own (rpath $ORIGIN).
+P=/tmp/plugin-progs
+mkdir -p $P
+cp "$SAMPLE" "$USTACK_PROGS/libustack-sample.so" $P/
+cd /tmp || exit 1
+
+# getppid_stacks FILE: "frames" of every getppid (NR 110) event of ustack-sample
+getppid_stacks() {
+	awk -f "$AWK" "$1" | awk -F'|' '$1 ~ /^ustack-sample-/ && $2 ~ /sys_(enter|exit): *NR 110 /'
+}
+
+# exact_chain NAME FILE N: N getppid events, each with exactly the chain
+exact_chain() {
+	local name=$1 file=$2 want=$3 n bad= syms
+
+	n=$(getppid_stacks "$file" | wc -l)
+	while IFS='|' read -r who ev frames; do
+		syms=$(first_n 6 "$frames")
+		[ "$syms" = "$CHAIN" ] || bad="$ev: '$frames'"
+	done < <(getppid_stacks "$file")
+	if [ "$n" = "$want" ] && [ -z "$bad" ]; then
+		pass "$name"
+	else
+		fail "$name" "$n events (want $want); $bad"
+	fi
+}
+
+out=$(trace-cmd record -q -o /tmp/pr.dat -O user_stacktrace_deferred -e raw_syscalls \
+	-F $P/ustack-sample 5 2>&1)
+if [ $? = 0 ] && echo "$out" | grep -q 'ustack-sample: 5 calls'; then
+	pass "stock trace-cmd record -O user_stacktrace_deferred"
+else
+	fail "stock trace-cmd record -O user_stacktrace_deferred" "$out"
+fi
+check "the trace has the deferred entries" \
+	test "$(trace-cmd report -N -i /tmp/pr.dat 2>/dev/null | grep -c 'user_unwind_stack:')" -gt 0
+
+# the program has exited: no /proc/PID, only the paths in the file entries
+trace-cmd report -i /tmp/pr.dat > /tmp/pr.txt 2>/tmp/pr.err
+exact_chain "report: the 10 getppid events, each with exactly the known chain" /tmp/pr.txt 10
+check "report: the frames name the copied binaries" \
+	grep -q "^ => sample_middle+0x[0-9a-f]* ($P/ustack-sample)$" /tmp/pr.txt
+check "report: the stack is the next line after its event" \
+	test "$(grep -m1 -A1 'sys_enter: *NR 110 ' /tmp/pr.txt | tail -n 1 | cut -c1-25)" = \
+	" => ustack_lib_syscall+0x"
+check "report: no stack lost" test "$(grep -c 'user stack lost' /tmp/pr.txt)" = 0
+check "report: the plugin said nothing on stderr" test ! -s /tmp/pr.err
+
+# the binaries gone: their frames are unknown (file+offset), never wrong
+mv $P /tmp/plugin-progs.gone
+trace-cmd report -i /tmp/pr.dat > /tmp/gone.txt 2>&1
+n=$(getppid_stacks /tmp/gone.txt | awk -F'|' '{ split($3, f, " "); if (f[1] == "[unknown]") n++ } END { print n + 0 }')
+check "binaries removed: 10 events with [unknown] frames" test "$n" = 10
+check "binaries removed: file+offset given" \
+	grep -q "^ => \[unknown\] ($P/libustack-sample.so+0x[0-9a-f]*)$" /tmp/gone.txt
+mv /tmp/plugin-progs.gone $P
+
+# -- forced overruns: a 4 KB buffer per CPU, read once a second, many calls
+trace-cmd record -q -o /tmp/ov.dat -b 4 -s 1000000 -O user_stacktrace_deferred \
+	-e raw_syscalls -F $P/ustack-sample 3000 > /tmp/ov.rec 2>&1
+trace-cmd report -i /tmp/ov.dat > /tmp/ov.txt 2>&1
+dropped=$(grep -c 'EVENTS DROPPED\]' /tmp/ov.txt)
+lost=$(getppid_stacks /tmp/ov.txt | awk -F'|' '$3 == "LOST"' | wc -l)
+good=$(getppid_stacks /tmp/ov.txt | awk -F'|' '$3 != "LOST" && $3 != ""' | wc -l)
+bad=$(getppid_stacks /tmp/ov.txt | awk -F'|' -v c="$CHAIN" '$3 != "LOST" && $3 != "" {
+	split($3, f, " "); s = f[1]; for (i = 2; i <= 6; i++) s = s " " f[i]; if (s != c) print }' |
+	head -n 1)
+echo "overrun trace: $dropped drop marks, $good getppid events with a stack, $lost lost"
+if [ "$dropped" -gt 0 ]; then
+	pass "overrun: the trace has dropped events"
+	check "overrun: lost stacks are reported as lost" test "$lost" -gt 0
+else
+	fail "overrun: the trace has dropped events" "no drop marks ($(tail -n 2 /tmp/ov.rec))"
+fi
+check "overrun: every stack shown is exactly the chain" test -z "$bad"
+check "overrun: some stacks survived" test "$good" -gt 0
+check "overrun: no event without a line under it after a drop" test "$(getppid_stacks \
+	/tmp/ov.txt | awk -F'|' '$3 == ""' | wc -l)" = 0
+trace_clear
+finish
