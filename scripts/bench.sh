@@ -4,3 +4,6 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/scripts/guest-run.sh" --timeout 1200 -- bash "$top/tests/bench/ftrace-deferred.sh"
+# trace-cmd report with the plugin against without it, timed on the host
+# (the traces are recorded in a guest of its own).
+"$top/tests/bench/report-plugin.sh"
