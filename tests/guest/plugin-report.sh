@@ -56,6 +56,10 @@ if [ $? = 0 ] && echo "$out" | grep -q 'ustack-sample: 5 calls'; then
 else
 	fail "stock trace-cmd record -O user_stacktrace_deferred" "$out"
 fi
+during=$(trace-cmd record -q -o /tmp/opt.dat -O user_stacktrace_deferred \
+	-e syscalls:sys_enter_getppid cat $T/options/user_stacktrace_deferred 2>&1)
+check "record -O user_stacktrace_deferred: set while recording, put back after" \
+	test "$during $(cat $T/options/user_stacktrace_deferred)" = "1 0"
 check "the trace has the deferred entries" \
 	test "$(trace-cmd report -N -i /tmp/pr.dat 2>/dev/null | grep -c 'user_unwind_stack:')" -gt 0
 
