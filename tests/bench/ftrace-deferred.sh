@@ -11,6 +11,7 @@
 . "$(dirname "$0")/../lib/ustack.sh"
 
 CALLS=${BENCH_CALLS:-2000}
+ROUNDS=${BENCH_ROUNDS:-3}
 BENCH=$USTACK_PROGS/ustack-bench
 
 events() {	# EPE: enable EPE events per getppid kernel entry
@@ -66,18 +67,25 @@ for i in $(seq 1 14); do
 done
 "$BENCH" 10 > /dev/null	# warm the page cache
 
-echo "ustack-bench: $CALLS getppid calls from a 16-function-deep stack, per call:"
+# median "N N N...": the middle value (of an odd count)
+median() { printf '%s\n' "$@" | sort -n | sed -n "$((($# + 1) / 2))p"; }
+
+echo "ustack-bench: $CALLS getppid calls from a 16-function-deep stack, per call,"
+echo "median of $ROUNDS rounds (modes interleaved within a round):"
 printf '%-6s %-9s %10s %10s %14s %14s\n' epe mode bytes ns "stack bytes" "stack ns"
 for epe in 1 4 16 fn; do
-	read -r b0 t0 <<< "$(run none $epe)"
-	for mode in none inplace deferred; do
-		if [ $mode = none ]; then
-			b=$b0 t=$t0
-		elif [ "$epe" = fn ] && [ $mode = inplace ]; then
-			continue	# the function tracer has no in-place user stacks
-		else
+	modes="none inplace deferred"
+	[ "$epe" = fn ] && modes="none deferred"	# no in-place user stacks there
+	for mode in $modes; do eval "bs_$mode= ts_$mode="; done
+	for r in $(seq 1 "$ROUNDS"); do
+		for mode in $modes; do
 			read -r b t <<< "$(run $mode $epe)"
-		fi
+			eval "bs_$mode=\"\$bs_$mode $b\" ts_$mode=\"\$ts_$mode $t\""
+		done
+	done
+	for mode in $modes; do
+		eval "b=\$(median \$bs_$mode) t=\$(median \$ts_$mode)"
+		[ $mode = none ] && b0=$b t0=$t
 		printf '%-6s %-9s %10s %10s %14s %14s\n' $epe $mode $b $t $((b - b0)) $((t - t0))
 		eval "B_${mode}_$epe=$((b - b0)) T_${mode}_$epe=$((t - t0))"
 	done
