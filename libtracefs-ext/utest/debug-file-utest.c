@@ -32,14 +32,10 @@ static void test_stripped_dynsym(void)
 /* Stripped, debug file at DEBUGDIR/.build-id/xx/yyyy.debug. */
 static void test_debug_build_id(void)
 {
-	char root[PATH_MAX], path[PATH_MAX];
 	struct ustack_symbolizer *sym;
+	char path[PATH_MAX];
 
-	if (!UT_CHECK(utest_dir("dbg-build-id", root, sizeof(root)), "mkdir") ||
-	    !UT_CHECK(utest_put_build_id_file(root, &utest_blob_debug), "write debug file"))
-		return;
-	utest_build_id_path(root, path, sizeof(path));
-	sym = utest_symbolizer(root);
+	sym = utest_build_id_symbolizer("dbg-build-id", &utest_blob_debug, path, sizeof(path));
 	if (!sym)
 		return;
 	CHECK_RESOLVED(sym, fx.stripped, NULL, 0, &fx.funcs[F_GAMMA], 3, path);
@@ -53,12 +49,8 @@ static void test_debug_build_id(void)
 static void test_debug_build_id_wrong(void)
 {
 	struct ustack_symbolizer *sym;
-	char root[PATH_MAX];
 
-	if (!UT_CHECK(utest_dir("dbg-wrong-id", root, sizeof(root)), "mkdir") ||
-	    !UT_CHECK(utest_put_build_id_file(root, &utest_blob_other), "write"))
-		return;
-	sym = utest_symbolizer(root);
+	sym = utest_build_id_symbolizer("dbg-wrong-id", &utest_blob_other, NULL, 0);
 	if (!sym)
 		return;
 	CHECK_UNRESOLVED(sym, fx.stripped, NULL, 0, fx.funcs[F_GAMMA].offset);
@@ -72,7 +64,6 @@ static void test_debug_build_id_none(void)
 	struct ustack_symbolizer *sym;
 	struct utest_blob blob;
 	bool cleared = false;
-	char root[PATH_MAX];
 
 	copy = malloc(utest_blob_debug.size);
 	if (!UT_CHECK(copy, "malloc"))
@@ -88,10 +79,8 @@ static void test_debug_build_id_none(void)
 	}
 	blob.data = copy;
 	blob.size = utest_blob_debug.size;
-	if (UT_CHECK(cleared, "no build-id note in fixture.debug") &&
-	    UT_CHECK(utest_dir("dbg-no-id", root, sizeof(root)), "mkdir") &&
-	    UT_CHECK(utest_put_build_id_file(root, &blob), "write")) {
-		sym = utest_symbolizer(root);
+	if (UT_CHECK(cleared, "no build-id note in fixture.debug")) {
+		sym = utest_build_id_symbolizer("dbg-no-id", &blob, NULL, 0);
 		if (sym)
 			CHECK_UNRESOLVED(sym, fx.stripped, NULL, 0, fx.funcs[F_GAMMA].offset);
 		ustack_symbolizer_free(sym);
@@ -210,12 +199,8 @@ static void test_debuglink_bad_crc(void)
 static void test_build_id_mismatch_keep_debug(void)
 {
 	struct ustack_symbolizer *sym;
-	char root[PATH_MAX];
 
-	if (!UT_CHECK(utest_dir("dbg-keep-only", root, sizeof(root)), "mkdir") ||
-	    !UT_CHECK(utest_put_build_id_file(root, &utest_blob_debug), "write"))
-		return;
-	sym = utest_symbolizer(root);
+	sym = utest_build_id_symbolizer("dbg-keep-only", &utest_blob_debug, NULL, 0);
 	if (!sym)
 		return;
 	CHECK_UNRESOLVED(sym, fx.other, fx.build_id, fx.build_id_size, fx.funcs[F_GAMMA].offset);
@@ -225,15 +210,11 @@ static void test_build_id_mismatch_keep_debug(void)
 /* Mismatch, or file gone, with an unstripped copy at the build-id path. */
 static void test_build_id_mismatch_full_copy(void)
 {
-	char root[PATH_MAX], path[PATH_MAX], gone[PATH_MAX];
+	char path[PATH_MAX], gone[PATH_MAX];
 	struct ustack_symbolizer *sym;
 
-	if (!UT_CHECK(utest_dir("dbg-full", root, sizeof(root)), "mkdir") ||
-	    !UT_CHECK(utest_put_build_id_file(root, &utest_blob_so), "write"))
-		return;
-	utest_build_id_path(root, path, sizeof(path));
 	utest_pathf(gone, sizeof(gone), "%s/gone.so", fx.tmp_dir);
-	sym = utest_symbolizer(root);
+	sym = utest_build_id_symbolizer("dbg-full", &utest_blob_so, path, sizeof(path));
 	if (!sym)
 		return;
 	CHECK_RESOLVED(sym, fx.other, fx.build_id, fx.build_id_size, &fx.funcs[F_GAMMA], 3, path);

@@ -113,6 +113,20 @@ struct ustack_symbolizer *utest_symbolizer(const char *debug_dir)
 	return sym;
 }
 
+struct ustack_symbolizer *utest_build_id_symbolizer(const char *name,
+						    const struct utest_blob *blob,
+						    char *path, size_t size)
+{
+	char root[PATH_MAX];
+
+	if (!UT_CHECK(utest_dir(name, root, sizeof(root)), "mkdir") ||
+	    !UT_CHECK(utest_put_build_id_file(root, blob), "write"))
+		return NULL;
+	if (path)
+		utest_build_id_path(root, path, size);
+	return utest_symbolizer(root);
+}
+
 bool utest_lookup(struct ustack_symbolizer *sym, const char *path, const unsigned char *id,
 		  size_t id_size, unsigned long long offset, struct ustack_symbol *s)
 {

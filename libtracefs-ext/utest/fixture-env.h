@@ -93,6 +93,14 @@ bool utest_put_build_id_file(const char *root, const struct utest_blob *blob);
 
 /* A symbolizer with its debug root set; NULL (a failure recorded) on error. */
 struct ustack_symbolizer *utest_symbolizer(const char *debug_dir);
+/*
+ * A symbolizer whose debug root is fx.tmp_dir/name, made with blob at the
+ * fixture's build-id path (that path in path, when not NULL); NULL (a failure
+ * recorded) on error.
+ */
+struct ustack_symbolizer *utest_build_id_symbolizer(const char *name,
+						    const struct utest_blob *blob,
+						    char *path, size_t size);
 /* A lookup that must succeed; false (a failure recorded) if it did not. */
 bool utest_lookup(struct ustack_symbolizer *sym, const char *path, const unsigned char *id,
 		  size_t id_size, unsigned long long offset, struct ustack_symbol *s);

@@ -13,10 +13,6 @@
 
 #define SUITE	"stitcher-damaged"
 
-#define P	100
-#define K1	0x300000002ULL
-#define K2	0x300000003ULL
-
 static const char ut_malformed_line[] = "  => [malformed frame data]\n";
 
 /* A stack entry with these frame bytes and nr, for one held event of P. */
@@ -188,12 +184,9 @@ static void test_ids_reused(void)
 
 	if (!ut_start(&t, UT_FORMATS_ALL, 0))
 		return;
-	ut_cookie(&t, 0, P, K1);
-	ut_event(&t, 0, P, 1);
-	ut_cookie(&t, 1, 200, K2);
-	ut_event(&t, 1, 200, 2);
+	ut_two_waiting(&t);
 	ut_file(&t, 1, 1, "/before/reset.so");
-	ut_stack(&t, 1, 200, K2, one, 1);	/* ready, but behind P's event */
+	ut_stack(&t, 1, Q, K2, one, 1);	/* ready, but behind P's event */
 	ut_file(&t, 0, 1, "/after/reset.so");
 	ut_stack(&t, 0, P, K1, one, 1);
 	UT_SEEN(&t, 2);

@@ -23,12 +23,6 @@
 /* tracefs and debugfs mounts when the suite started */
 static int ut_mounts = -1;
 
-#define P	100
-#define Q	200
-#define R	300
-#define K1	0x300000002ULL
-#define K2	0x300000003ULL
-
 static const struct ut_frame ut_p_frames[] = { { 1, 0x1127 }, { 1, 0x1150 }, { 0, 0x7ffd00 } };
 static const char ut_p_text[] =
 	"  => /lib/libsample.so+0x1127\n  => /lib/libsample.so+0x1150\n  => 0x7ffd00\n";

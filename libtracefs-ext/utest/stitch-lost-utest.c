@@ -11,11 +11,6 @@
 
 #define SUITE	"stitcher-lost"
 
-#define P	100
-#define Q	200
-#define K1	0x300000002ULL
-#define K2	0x300000003ULL
-
 static const struct ut_frame ut_one[] = { { 1, 0x1127 } };
 
 static void test_next_cookie(void)
@@ -51,10 +46,7 @@ static void test_end(void)
 
 	if (!ut_start(&t, UT_FORMATS_ALL, 0))
 		return;
-	ut_cookie(&t, 0, P, K1);
-	ut_event(&t, 0, P, 1);
-	ut_cookie(&t, 1, Q, K2);
-	ut_event(&t, 1, Q, 2);
+	ut_two_waiting(&t);
 	ut_stack(&t, 1, Q, K2, ut_one, 1);
 	UT_SEEN(&t, 0);
 	UT_CHECK(ustack_stitcher_flush(t.st) == 0, "flush");
@@ -79,10 +71,7 @@ static void test_missed(void)
 
 	if (!ut_start(&t, UT_FORMATS_ALL, 0))
 		return;
-	ut_cookie(&t, 0, P, K1);
-	ut_event(&t, 0, P, 1);
-	ut_cookie(&t, 1, Q, K2);
-	ut_event(&t, 1, Q, 2);
+	ut_two_waiting(&t);
 	/* CPU 1 lost events: P's stack may have been among them */
 	t.missed[1] = -1;
 	ut_event(&t, 1, Q, 3);
@@ -220,19 +209,16 @@ static void test_task_limit(void)
 	if (!ut_start(&t, UT_FORMATS_ALL, 0))
 		return;
 	ustack_stitcher_set_limits(t.st, 2, 0, 0);
-	ut_cookie(&t, 0, P, K1);
-	ut_event(&t, 0, P, 1);
-	ut_cookie(&t, 1, Q, K2);
-	ut_event(&t, 1, Q, 2);
+	ut_two_waiting(&t);
 	ut_event(&t, 0, P, 3);			/* P is the more recent now */
-	ut_cookie(&t, 2, 300, 0x700000001ULL);	/* a third: Q goes */
-	ut_event(&t, 2, 300, 4);
+	ut_cookie(&t, 2, R, 0x700000001ULL);	/* a third: Q goes */
+	ut_event(&t, 2, R, 4);
 	ut_stack(&t, 0, P, K1, ut_one, 1);
 	UT_SEEN(&t, 3);
 	UT_EXPECT(&t, 0, 1, STACK, NONE);
 	UT_EXPECT(&t, 1, 2, LOST, LIMIT);
 	UT_EXPECT(&t, 2, 3, STACK, NONE);
-	ut_stack(&t, 2, 300, 0x700000001ULL, ut_one, 1);
+	ut_stack(&t, 2, R, 0x700000001ULL, ut_one, 1);
 	UT_EXPECT(&t, 3, 4, STACK, NONE);
 	/* Q's later events track it again (P, now least recently active, goes) */
 	ut_event(&t, 1, Q, 5);

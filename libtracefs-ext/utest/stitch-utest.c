@@ -5,20 +5,12 @@
  * Traces are built by hand (trace-env.h); the tag of an event is the ip
  * field of its function event, to tell the order it was handed back in.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <string.h>
 
 #include "trace-env.h"
 
 #define SUITE	"stitcher"
-
-#define P	100
-#define Q	200
-#define R	300
-#define K1	0x300000002ULL
-#define K2	0x300000003ULL
-#define K3	0x100000007ULL
 
 static const struct ut_frame ut_sample[] = {
 	{ 1, 0x1127 }, { 1, 0x1150 }, { 2, 0x11b9 }, { 0, 0x7ffd0000 }, { 2, 0x1000 },
@@ -215,10 +207,7 @@ static void test_two_tasks(void)
 	if (!ut_start(&t, UT_FORMATS_ALL, 0))
 		return;
 	ut_sample_files(&t, 0);
-	ut_cookie(&t, 0, P, K1);
-	ut_event(&t, 0, P, 1);
-	ut_cookie(&t, 1, Q, K2);
-	ut_event(&t, 1, Q, 2);
+	ut_two_waiting(&t);
 	ut_event(&t, 0, P, 3);
 	ut_event(&t, 1, Q, 4);
 	/* Q's stack first: its events are still behind P's first one */

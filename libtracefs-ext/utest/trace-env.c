@@ -305,6 +305,14 @@ int ut_file(struct ut_trace *t, int cpu, unsigned int id, const char *path)
 	return ut_add(t, cpu, ut_rec_file(t->buf, 1, id, 20, path));
 }
 
+void ut_two_waiting(struct ut_trace *t)
+{
+	ut_cookie(t, 0, P, K1);
+	ut_event(t, 0, P, 1);
+	ut_cookie(t, 1, Q, K2);
+	ut_event(t, 1, Q, 2);
+}
+
 static const char * const ut_state_names[] = {
 	"NONE", "STACK", "LOST", "UNKNOWN", "RAW",
 };

@@ -33,6 +33,13 @@ extern const char utest_formats[], utest_formats_end[];
 #define UT_CPUS		4
 #define UT_PAGE		4096
 
+/* The tasks of the traces, and the cookies of their kernel entries */
+#define P		100
+#define Q		200
+#define R		300
+#define K1		0x300000002ULL
+#define K2		0x300000003ULL
+
 /* Which formats a tep gets */
 enum ut_formats {
 	UT_FORMATS_ALL,
@@ -100,6 +107,8 @@ int ut_cookie(struct ut_trace *t, int cpu, int pid, unsigned long long cookie);
 int ut_stack(struct ut_trace *t, int cpu, int pid, unsigned long long cookie,
 	     const struct ut_frame *frames, unsigned int nr);
 int ut_file(struct ut_trace *t, int cpu, unsigned int id, const char *path);
+/* P's entry K1 on CPU 0 and Q's K2 on CPU 1, events 1 and 2 waiting for their stacks */
+void ut_two_waiting(struct ut_trace *t);
 
 /* The i-th event handed back was tag, with that state (and reason). */
 bool ut_expect(struct ut_trace *t, size_t i, unsigned long long tag, enum ustack_state state,
