@@ -88,8 +88,8 @@ static int ustack_append_frame(struct ustack_symbolizer *sym, const struct ustac
  * is cut to fit @size (and ends with a NUL when @size is not 0).
  *
  * Return: the length of the whole text, without the NUL; -1 with errno
- * EINVAL (@stack NULL, @buf NULL with a @size), ERANGE (the text is longer
- * than an int) or ENOMEM.
+ * EINVAL (@stack NULL, or its frames NULL with a number of them; @buf NULL
+ * with a @size), ERANGE (the text is longer than an int) or ENOMEM.
  */
 int ustack_stack_format(struct ustack_symbolizer *sym, const struct ustack_stack *stack,
 			char *buf, size_t size)
@@ -97,7 +97,7 @@ int ustack_stack_format(struct ustack_symbolizer *sym, const struct ustack_stack
 	size_t pos = 0;
 	unsigned int i;
 
-	if (!stack || (!buf && size)) {
+	if (!stack || (stack->nr && !stack->frames) || (!buf && size)) {
 		errno = EINVAL;
 		return -1;
 	}

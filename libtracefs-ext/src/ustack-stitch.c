@@ -30,8 +30,8 @@
  * or ustack_stitcher_flush(). The callback must not call the stitcher.
  *
  * Return: 0; 1 when the callback asked to stop; -1 with errno EINVAL (@st or
- * @record NULL, @cpu negative or too large) or ENOMEM (the record is then not
- * taken; the stitcher stays usable).
+ * @record NULL, @record with a size but no data, @cpu negative or too large)
+ * or ENOMEM (the record is then not taken; the stitcher stays usable).
  */
 int ustack_stitcher_add(struct ustack_stitcher *st, struct tep_record *record, int cpu)
 {
@@ -41,7 +41,8 @@ int ustack_stitcher_add(struct ustack_stitcher *st, struct tep_record *record, i
 	struct ustack_cpu *c;
 	int ret = 0;
 
-	if (!st || !record) {
+	/* a held event is a copy of its record's data */
+	if (!st || !record || (!record->data && record->size > 0)) {
 		errno = EINVAL;
 		return -1;
 	}

@@ -242,6 +242,17 @@ static void test_stack_format(void)
 	ustack_symbolizer_free(sym);
 }
 
+/* A stack that says it has frames, without them: refused, not read. */
+static void test_stack_format_no_frames(void)
+{
+	struct ustack_stack s = { .nr = 2 };
+	char buf[64];
+
+	errno = 0;
+	UT_CHECK(ustack_stack_format(NULL, &s, buf, sizeof(buf)) == -1 && errno == EINVAL,
+		 "frames NULL: errno %d", errno);
+}
+
 void utest_frames_register(void)
 {
 	CU_pSuite suite = CU_add_suite("frames", NULL, NULL);
@@ -250,6 +261,7 @@ void utest_frames_register(void)
 		CU_add_test(suite, "uleb128", test_uleb128);
 		CU_add_test(suite, "decode", test_decode);
 		CU_add_test(suite, "decode_damage", test_decode_damage);
+		CU_add_test(suite, "stack_format_no_frames", test_stack_format_no_frames);
 	}
 	suite = CU_add_suite("stack-format", utest_fixture_setup, utest_fixture_cleanup);
 	if (suite) {

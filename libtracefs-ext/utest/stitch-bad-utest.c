@@ -197,6 +197,25 @@ static void test_ids_reused(void)
 	ut_end(&t);
 }
 
+/* A record with a size but no data is refused, not copied, while events are held. */
+static void test_no_data(void)
+{
+	struct tep_record rec = { .size = 64 };
+	struct ut_trace t;
+
+	if (!ut_start(&t, UT_FORMATS_ALL, 0))
+		return;
+	ut_cookie(&t, 0, P, K1);
+	ut_event(&t, 0, P, 1);
+	errno = 0;
+	UT_CHECK(ustack_stitcher_add(t.st, &rec, 0) == -1 && errno == EINVAL,
+		 "a record without data: errno %d", errno);
+	ut_stack(&t, 0, P, K1, (const struct ut_frame []){ { 0, 0x1000 } }, 1);
+	UT_SEEN(&t, 1);
+	UT_EXPECT(&t, 0, 1, STACK, NONE);
+	ut_end(&t);
+}
+
 /* Random bytes in stack and file entries, and random sizes: no crash. */
 static void test_noise(void)
 {
@@ -246,5 +265,6 @@ void utest_stitch_bad_register(void)
 	CU_add_test(suite, "file_cut_unknown", test_file_cut_unknown);
 	CU_add_test(suite, "short_records", test_short_records);
 	CU_add_test(suite, "ids_reused", test_ids_reused);
+	CU_add_test(suite, "no_data", test_no_data);
 	CU_add_test(suite, "noise", test_noise);
 }
