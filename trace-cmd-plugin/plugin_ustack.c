@@ -48,9 +48,9 @@ UP_EXPORT struct tep_plugin_option TEP_PLUGIN_OPTIONS[] = {
 	[UP_OPT_WINDOW] = {
 		.name = "ustack_window",
 		.plugin_alias = "ustack",
-		.description = "the most events held while a stack is awaited (default 16384); "
-			       "beyond, the oldest is printed as lost",
-		.value = "16384",
+		.description = "the most events held while a stack is awaited (default "
+			       MAKE_STR(UP_WINDOW_DEFAULT) "); beyond, the oldest is printed as lost",
+		.value = MAKE_STR(UP_WINDOW_DEFAULT),
 	},
 	[UP_OPT_DEBUG_DIR] = {
 		.name = "ustack_debug_dir",
@@ -64,6 +64,42 @@ UP_EXPORT struct tep_plugin_option TEP_PLUGIN_OPTIONS[] = {
 		.description = "at the end, print what the read-ahead held at most, to stderr",
 	},
 	{ .name = NULL },
+};
+
+/* The user_unwind_* entries, whose handlers print them compactly. */
+enum {
+	UP_E_COOKIE,
+	UP_E_STACK,
+	UP_E_FILE,
+	UP_NR_ENTRIES,
+};
+
+/* Their fields the handlers print. */
+enum {
+	UP_F_COOKIE,
+	UP_F_NR,
+	UP_F_FLAGS,
+	UP_F_ID,
+	UP_F_PATH,
+	UP_F_BUILD_ID,
+	UP_F_BUILD_ID_SIZE,
+	UP_NR_FIELDS,
+};
+
+static const char * const up_field_names[UP_NR_FIELDS] = {
+	[UP_F_COOKIE]		= "cookie",
+	[UP_F_NR]		= "nr",
+	[UP_F_FLAGS]		= "flags",
+	[UP_F_ID]		= "id",
+	[UP_F_PATH]		= "path",
+	[UP_F_BUILD_ID]		= "build_id",
+	[UP_F_BUILD_ID_SIZE]	= "build_id_size",
+};
+
+/* The fields of one entry, looked up by name when it first prints (NULL: not in it). */
+struct up_fields {
+	struct tep_event	*event;
+	struct tep_format_field	*field[UP_NR_FIELDS];
 };
 
 struct up_plugin;
@@ -87,6 +123,7 @@ struct up_plugin {
 	bool			stats;
 	bool			wrapped_all;
 	struct up_hook		*hooks;
+	struct up_fields	fields[UP_NR_ENTRIES];
 };
 
 static struct up_plugin *up_plugins;
@@ -124,12 +161,11 @@ static int up_file_handler(struct trace_seq *s, struct tep_record *record,
 static const struct {
 	const char		*name;
 	tep_event_handler_func	func;
-} up_entries[] = {
-	{ "user_unwind_cookie",	up_cookie_handler },
-	{ "user_unwind_stack",	up_stack_handler },
-	{ "user_unwind_file",	up_file_handler },
+} up_entries[UP_NR_ENTRIES] = {
+	[UP_E_COOKIE]	= { "user_unwind_cookie",	up_cookie_handler },
+	[UP_E_STACK]	= { "user_unwind_stack",	up_stack_handler },
+	[UP_E_FILE]	= { "user_unwind_file",		up_file_handler },
 };
-#define UP_NR_ENTRIES	(sizeof(up_entries) / sizeof(up_entries[0]))
 
 static bool up_is_ours(tep_event_handler_func func)
 {
@@ -158,6 +194,13 @@ static void up_print_info(struct trace_seq *s, struct tep_record *record, struct
 	event->flags = flags;
 }
 
+/* The lines of a stack, under the text printed so far. */
+static void up_print_text(struct trace_seq *s, const struct up_text *text)
+{
+	if (text && text->len)
+		trace_seq_puts(s, text->text);
+}
+
 /* The event's user stack under it, as the read-ahead knows it. */
 static void up_print_stack(struct up_plugin *plugin, struct trace_seq *s,
 			   struct tep_record *record)
@@ -168,8 +211,7 @@ static void up_print_stack(struct up_plugin *plugin, struct trace_seq *s,
 		return;
 	switch (res->state) {
 	case USTACK_STATE_STACK:
-		if (res->text && res->text->len)
-			trace_seq_printf(s, "\n%.*s", (int)res->text->len - 1, res->text->text);
+		up_print_text(s, res->text);
 		break;
 	case USTACK_STATE_LOST:
 		trace_seq_printf(s, "\n => [user stack lost: %s]", up_lost_why[res->lost]);
@@ -252,56 +294,75 @@ static int up_event_handler(struct trace_seq *s, struct tep_record *record,
 	return 0;
 }
 
-static unsigned long long up_field(struct tep_event *event, struct tep_record *record,
-				   const char *name)
+/* The fields of an entry of the plugin; looked up again only if its event changed. */
+static struct tep_format_field **up_entry_fields(struct up_plugin *plugin, unsigned int entry,
+						 struct tep_event *event)
+{
+	struct up_fields *fields = &plugin->fields[entry];
+	unsigned int i;
+
+	if (fields->event != event) {
+		for (i = 0; i < UP_NR_FIELDS; i++)
+			fields->field[i] = tep_find_field(event, up_field_names[i]);
+		fields->event = event;
+	}
+	return fields->field;
+}
+
+/* A number field of a record; 0 when the entry has no such field or the record is short. */
+static unsigned long long up_num(struct tep_format_field *field, const struct tep_record *record)
 {
 	unsigned long long val = 0;
 
-	tep_get_field_val(NULL, event, name, record, &val, 0);
+	if (field && field->offset + field->size <= record->size)
+		tep_read_number_field(field, record->data, &val);
 	return val;
 }
 
 static int up_cookie_handler(struct trace_seq *s, struct tep_record *record,
 			     struct tep_event *event, void *context)
 {
+	struct tep_format_field **f = up_entry_fields(context, UP_E_COOKIE, event);
+
 	up_wrap_all(context);
-	trace_seq_printf(s, "cookie=0x%llx", up_field(event, record, "cookie"));
+	trace_seq_printf(s, "cookie=0x%llx", up_num(f[UP_F_COOKIE], record));
 	return 0;
 }
 
 static int up_stack_handler(struct trace_seq *s, struct tep_record *record,
 			    struct tep_event *event, void *context)
 {
-	unsigned int flags = up_field(event, record, "flags");
+	struct tep_format_field **f = up_entry_fields(context, UP_E_STACK, event);
+	unsigned int flags = up_num(f[UP_F_FLAGS], record);
 	struct up_plugin *plugin = context;
 	const struct up_result *res;
 
 	up_wrap_all(plugin);
-	trace_seq_printf(s, "cookie=0x%llx frames=%llu%s%s", up_field(event, record, "cookie"),
-			 up_field(event, record, "nr"),
+	trace_seq_printf(s, "cookie=0x%llx frames=%llu%s%s", up_num(f[UP_F_COOKIE], record),
+			 up_num(f[UP_F_NR], record),
 			 flags & USTACK_STACK_TRUNCATED ? " truncated" : "",
 			 flags & USTACK_STACK_NO_STACK ? " no-stack" : "");
 	if (!plugin->raw || !plugin->ahead)
 		return 0;
 	res = up_ahead_lookup(plugin->ahead, record);
-	if (res && res->text && res->text->len)
-		trace_seq_printf(s, "\n%.*s", (int)res->text->len - 1, res->text->text);
+	if (res)
+		up_print_text(s, res->text);
 	return 0;
 }
 
 static int up_file_handler(struct trace_seq *s, struct tep_record *record,
 			   struct tep_event *event, void *context)
 {
-	struct tep_format_field *path = tep_find_field(event, "path");
-	struct tep_format_field *bid = tep_find_field(event, "build_id");
-	unsigned int bid_size = up_field(event, record, "build_id_size");
+	struct tep_format_field **f = up_entry_fields(context, UP_E_FILE, event);
+	struct tep_format_field *path = f[UP_F_PATH], *bid = f[UP_F_BUILD_ID];
+	unsigned int bid_size = up_num(f[UP_F_BUILD_ID_SIZE], record);
 	struct up_plugin *plugin = context;
 	const unsigned char *data = record->data;
 	int len = 0;
 	unsigned int i;
 
 	up_wrap_all(plugin);
-	trace_seq_printf(s, "id=%llu", up_field(event, record, "id"));
+	trace_seq_printf(s, "id=%llu", up_num(f[UP_F_ID], record));
 	if (plugin->raw && bid && bid_size <= (unsigned int)bid->size &&
 	    bid->offset + bid_size <= (unsigned int)record->size) {
 		trace_seq_puts(s, " build_id=");

@@ -39,7 +39,10 @@ void up_input_release(void) __hidden;
 
 /* ---- ustack-text.c: stacks as the lines printed under an event ---- */
 
-/* The frames of one stack as text, " => frame\n" a line; shared by reference. */
+/*
+ * The frames of one stack as the text printed under an event: a line
+ * "\n => frame" per frame; shared by reference.
+ */
 struct up_text {
 	unsigned int		refs;
 	unsigned long long	cookie;
@@ -53,8 +56,7 @@ struct up_text {
 struct up_texts {
 	struct ustack_symbolizer	*sym;	/* NULL: frames as file+offset */
 	struct up_text			*cache[UP_TEXT_CACHE];
-	char				*buf;
-	size_t				size;
+	struct trace_seq		seq;	/* the text being made */
 };
 
 int up_texts_init(struct up_texts *texts, bool symbols, const char *debug_dir) __hidden;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * A stack as the lines trace-cmd report prints under an event, in the style
- * of its in-place user stacks, one line per frame, innermost first:
+ * of its in-place user stacks, one line per frame, innermost first, each
+ * after a newline (the event's own text has none at its end):
  *
  *	 => ustack_lib_inner+0x25 (/usr/lib/libustack-sample.so)
  *
@@ -10,7 +11,6 @@
  * come close together); a small cache by cookie finds it again.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,16 +27,14 @@
 int up_texts_init(struct up_texts *texts, bool symbols, const char *debug_dir)
 {
 	memset(texts, 0, sizeof(*texts));
+	trace_seq_init(&texts->seq);
 	if (!symbols)
 		return 0;
 	texts->sym = ustack_symbolizer_alloc();
 	if (!texts->sym)
 		return -1;
-	if (debug_dir && *debug_dir && ustack_symbolizer_set_debug_dir(texts->sym, debug_dir)) {
-		ustack_symbolizer_free(texts->sym);
-		texts->sym = NULL;
+	if (debug_dir && *debug_dir && ustack_symbolizer_set_debug_dir(texts->sym, debug_dir))
 		return -1;
-	}
 	return 0;
 }
 
@@ -51,79 +49,48 @@ void up_texts_clear(struct up_texts *texts)
 	for (i = 0; i < UP_TEXT_CACHE; i++)
 		up_text_put(texts->cache[i]);
 	ustack_symbolizer_free(texts->sym);
-	free(texts->buf);
+	trace_seq_destroy(&texts->seq);
 	memset(texts, 0, sizeof(*texts));
 }
 
-/* Append like snprintf() into the work buffer, growing it. */
-static int up_append(struct up_texts *texts, size_t *pos, const char *fmt, const char *arg)
-{
-	int len;
-	char *nbuf;
-
-	for (;;) {
-		len = snprintf(texts->buf + *pos, texts->size - *pos, fmt, arg);
-		if (len < 0)
-			return -1;
-		if (*pos + len < texts->size)
-			break;
-		nbuf = realloc(texts->buf, 2 * (*pos + len + 1));
-		if (!nbuf)
-			return -1;
-		texts->buf = nbuf;
-		texts->size = 2 * (*pos + len + 1);
-	}
-	*pos += len;
-	return 0;
-}
-
 /* One frame, symbolized when there is a symbolizer. */
-static int up_append_frame(struct up_texts *texts, size_t *pos, const struct ustack_frame *frame)
+static void up_put_frame(struct up_texts *texts, const struct ustack_frame *frame)
 {
 	char line[512];
-	int len;
 
-	len = ustack_frame_format(texts->sym, frame, line, sizeof(line));
-	if (len < 0)
-		snprintf(line, sizeof(line), "[frame not readable: %s]", strerror(errno));
-	return up_append(texts, pos, " => %s\n", line);
+	if (ustack_frame_format(texts->sym, frame, line, sizeof(line)) < 0)
+		trace_seq_printf(&texts->seq, "\n => [frame not readable: %s]", strerror(errno));
+	else
+		trace_seq_printf(&texts->seq, "\n => %s", line);
 }
 
 static struct up_text *up_text_make(struct up_texts *texts, const struct ustack_stack *stack)
 {
+	struct trace_seq *seq = &texts->seq;
 	struct up_text *text;
 	unsigned int i;
-	size_t pos = 0;
 
-	if (!texts->buf) {
-		texts->buf = malloc(1024);
-		if (!texts->buf)
-			return NULL;
-		texts->size = 1024;
-	}
-	texts->buf[0] = '\0';
-	if ((stack->flags & USTACK_STACK_NO_STACK) &&
-	    up_append(texts, &pos, " => %s\n", "[no user stack: it could not be walked]"))
-		return NULL;
-	for (i = 0; i < stack->nr; i++) {
-		if (up_append_frame(texts, &pos, &stack->frames[i]))
-			return NULL;
-	}
-	if ((stack->flags & USTACK_STACK_TRUNCATED) &&
-	    up_append(texts, &pos, " => %s\n", "[more frames not recorded]"))
-		return NULL;
-	if ((stack->flags & USTACK_STACK_MALFORMED) &&
-	    up_append(texts, &pos, " => %s\n", "[malformed frame data]"))
+	trace_seq_reset(seq);
+	if (stack->flags & USTACK_STACK_NO_STACK)
+		trace_seq_puts(seq, "\n => [no user stack: it could not be walked]");
+	for (i = 0; i < stack->nr; i++)
+		up_put_frame(texts, &stack->frames[i]);
+	if (stack->flags & USTACK_STACK_TRUNCATED)
+		trace_seq_puts(seq, "\n => [more frames not recorded]");
+	if (stack->flags & USTACK_STACK_MALFORMED)
+		trace_seq_puts(seq, "\n => [malformed frame data]");
+	if (seq->state != TRACE_SEQ__GOOD)
 		return NULL;
 
-	text = malloc(sizeof(*text) + pos + 1);
+	text = malloc(sizeof(*text) + seq->len + 1);
 	if (!text)
 		return NULL;
 	text->refs = 1;
 	text->cookie = stack->cookie;
 	text->pid = stack->pid;
-	text->len = pos;
-	memcpy(text->text, texts->buf, pos + 1);
+	text->len = seq->len;
+	memcpy(text->text, seq->buffer, seq->len);
+	text->text[seq->len] = '\0';
 	return text;
 }
 
