@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ustack-plugin.h"
 
@@ -393,16 +394,23 @@ static int up_opts_snapshot(void)
 {
 	const char *window = TEP_PLUGIN_OPTIONS[UP_OPT_WINDOW].value;
 	const char *dir = TEP_PLUGIN_OPTIONS[UP_OPT_DEBUG_DIR].value;
+	struct stat st;
 	char *end;
 
 	up_opts.raw = TEP_PLUGIN_OPTIONS[UP_OPT_RAW].set;
 	up_opts.nosym = TEP_PLUGIN_OPTIONS[UP_OPT_NOSYM].set;
 	up_opts.stats = TEP_PLUGIN_OPTIONS[UP_OPT_STATS].set;
 	up_opts.window = strtoul(window ? window : "", &end, 0);
-	if (!window || *end || !up_opts.window)
+	if (!window || *end || !up_opts.window || strchr(window, '-')) {
+		fprintf(stderr, "plugin_ustack: ustack_window=%s is not a positive number: "
+			"using %d\n", window ? window : "", UP_WINDOW_DEFAULT);
 		up_opts.window = UP_WINDOW_DEFAULT;
+	}
 	free(up_opts.debug_dir);
 	up_opts.debug_dir = NULL;
+	if (dir && *dir && (stat(dir, &st) || !S_ISDIR(st.st_mode)))
+		fprintf(stderr, "plugin_ustack: ustack_debug_dir=%s is not a directory: "
+			"no separate debug files\n", dir);
 	if (dir && *dir) {
 		up_opts.debug_dir = strdup(dir);
 		if (!up_opts.debug_dir)
@@ -432,13 +440,11 @@ static void up_plugin_open_ahead(struct up_plugin *plugin)
 	}
 	plugin->ahead = up_ahead_open(in.file, plugin->raw, up_opts.window, !up_opts.nosym,
 				      up_opts.debug_dir);
-	up_input_claim_open();
-	if (!plugin->ahead) {
+	if (!plugin->ahead)
 		fprintf(stderr, "plugin_ustack: cannot read the trace file a second time (%m): "
 			"no user stacks under events\n");
-		return;
-	}
-	if (plugin->raw)
+	up_input_claim_open();
+	if (!plugin->ahead || plugin->raw)
 		return;
 	/* the events of the file get the handler as report parses them */
 	events = tep_list_events(up_ahead_tep(plugin->ahead), TEP_EVENT_SORT_ID);

@@ -231,10 +231,16 @@ struct up_ahead *up_ahead_open(const char *file, bool raw, size_t window, bool s
 		return NULL;
 	if (up_texts_init(&ahead->texts, symbols, debug_dir))
 		goto fail;
-	ahead->handle = tracecmd_open(file, TRACECMD_FL_LOAD_NO_PLUGINS);
-	if (!ahead->handle) {
-		if (!errno)
-			errno = EIO;
+	/*
+	 * tracecmd_open() in two steps: when tracecmd_init_data() fails (a
+	 * damaged file), libtracecmd 3.1.6's tracecmd_close() of the handle
+	 * crashes (a CPU's list of page maps is not set up yet). Report fails on
+	 * the same file right after the plugins load; that handle is left open.
+	 */
+	ahead->handle = tracecmd_open_head(file, TRACECMD_FL_LOAD_NO_PLUGINS);
+	if (!ahead->handle || tracecmd_init_data(ahead->handle) < 0) {
+		ahead->handle = NULL;
+		errno = EIO;	/* libtracecmd's errno is not meaningful here */
 		goto fail;
 	}
 	ahead->st = ustack_stitcher_alloc(tracecmd_get_tep(ahead->handle),
