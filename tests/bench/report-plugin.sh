@@ -47,10 +47,10 @@ trap 'rm -rf "$res"' EXIT
 # measure [ENV...] -- ARGS: the best of RUNS runs of trace-cmd report ARGS
 # (output to /dev/null): "seconds max-rss-kb"
 measure() {
-	local envs=() best_t= best_m= t m i
+	local envs=() best_t="" best_m="" t m
 	while [ "$1" != -- ]; do envs+=("$1"); shift; done
 	shift
-	for i in $(seq 1 "$RUNS"); do
+	for _ in $(seq 1 "$RUNS"); do
 		read -r t m < <(env "${envs[@]}" /usr/bin/time -f '%e %M' \
 			trace-cmd report "$@" 2>&1 >/dev/null | tail -n 1)
 		if [ -z "$best_t" ] || awk -v a="$t" -v b="$best_t" 'BEGIN { exit !(a < b) }'; then
@@ -76,7 +76,11 @@ for n in $CALLS $((2 * CALLS)); do
 		printf '%-10s %9s %-26s %8s %10s %8s %8s\n' "r$n" "$recs" \
 			"with the plugin${mode:+ $mode}" "$t" "$m" "$(ratio "$t" "$t0")" "$(ratio "$m" "$m0")"
 	done
-	# what the read-ahead held: its bound, not the trace length
-	TRACEEVENT_PLUGIN_DIR=$PLUGIN_DIR trace-cmd report -O ustack_stats -i "$f" 2>&1 >/dev/null |
-		sed -n 's/^plugin_ustack: /           read-ahead: /p'
+	# what the read-ahead held: its bound, not the trace length; and that
+	# the plugin did give stacks (else the times above measure nothing)
+	st=$(TRACEEVENT_PLUGIN_DIR=$PLUGIN_DIR trace-cmd report -O ustack_stats -i "$f" 2>&1 >/dev/null |
+		sed -n 's/^plugin_ustack: /           read-ahead: /p')
+	echo "$st"
+	echo "$st" | grep -q ', [1-9][0-9]* with a stack' ||
+		{ echo "r$n: the plugin gave no stacks" >&2; exit 1; }
 done
