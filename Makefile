@@ -5,6 +5,7 @@
 #   make check     install deps, build everything, run host and guest tests
 #   make demo      build everything and trace the sample program in a guest
 #   make kernel    build the patched guest kernel (DEBUG=1: the debug kernel)
+#   make perf      build tools/perf of the patched tree (build/perf/perf)
 #   make kernel-patches   export build/linux base..HEAD to kernel/patches/
 #
 # V=1 shows the commands.
@@ -27,10 +28,10 @@ endif
 PROG_CFLAGS := -O2 -g -Wall -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
 PROG_SRC    := tests/progs
 
-.PHONY: all deps kernel-tree kernel-tree-reset kernel kernel-debug kernel-patches \
+.PHONY: all deps kernel-tree kernel-tree-reset kernel kernel-debug kernel-patches perf \
 	progs libtracefs-ext trace-cmd-plugin check demo bench clean distclean
 
-all: kernel progs libtracefs-ext trace-cmd-plugin
+all: kernel perf progs libtracefs-ext trace-cmd-plugin
 
 libtracefs-ext:
 	$(Q)$(LIBEXT)
@@ -57,8 +58,17 @@ kernel-debug: kernel-tree
 kernel-patches:
 	$(Q)scripts/kernel-patches.sh
 
+perf: kernel-tree
+	$(Q)scripts/perf-build.sh
+
 # ---- test programs ----
-progs: $(PROGS)/ustack-sample $(PROGS)/ustack-sample32 $(PROGS)/ustack-bench
+progs: $(PROGS)/ustack-sample $(PROGS)/ustack-sample32 $(PROGS)/ustack-bench \
+	$(PROGS)/ustack-perf-attr
+
+# perf_event_open() with the deferred callchain bits, for the perf tests.
+$(PROGS)/ustack-perf-attr: $(PROG_SRC)/perf-attr.c
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -Wall -o $@ $<
 
 $(PROGS)/ustack-bench: $(PROG_SRC)/bench.c
 	$(Q)mkdir -p $(@D)
@@ -86,7 +96,7 @@ $(PROGS)/ustack-sample32: $(PROG_SRC)/sample.c $(PROG_SRC)/sample-lib.c $(PROG_S
 # DEBUG=1: also build the debug kernel and run the guest tests marked
 # "kernels: normal debug" on it.
 check: deps
-	$(Q)$(MAKE) --no-print-directory kernel progs libtracefs-ext trace-cmd-plugin DEBUG=
+	$(Q)$(MAKE) --no-print-directory kernel perf progs libtracefs-ext trace-cmd-plugin DEBUG=
 	$(Q)if [ "$(DEBUG)" = 1 ]; then $(MAKE) --no-print-directory kernel DEBUG=1; fi
 	$(Q)$(LIBEXT) utest
 	$(Q)USTACK_DEBUG=$(DEBUG) tests/run.sh
@@ -104,7 +114,7 @@ demo: deps
 clean:
 	$(Q)$(LIBEXT) clean
 	$(Q)$(PLUGIN) clean
-	$(Q)rm -rf $(PROGS) $(BUILD)/guest $(BUILD)/tests
+	$(Q)rm -rf $(PROGS) $(BUILD)/guest $(BUILD)/tests $(BUILD)/perf
 
 distclean:
 	$(Q)$(LIBEXT) clean
