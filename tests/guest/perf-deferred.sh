@@ -73,6 +73,29 @@ check "raw: every record's chain is exactly $CHAIN" \
 n=$("$PERF" report -D -i t.data 2>/dev/null | grep -c 'PERF_RECORD_CALLCHAIN_DEFERRED')
 check "raw: perf report -D shows 5 CALLCHAIN_DEFERRED records ($n)" test "$n" = 5
 
+# ---- a kernel without deferred callchains (seen through a preload) ----
+# (not -q: the warning is the point)
+LD_PRELOAD=$USTACK_PROGS/libustack-old-kernel.so "$PERF" record \
+	-e syscalls:sys_enter_getppid --call-graph fp,defer -o o.data \
+	-- "$SAMPLE" 5 > /tmp/rec.out 2>&1
+n=$(grep -c 'No deferred callchains' /tmp/rec.out)
+check "old kernel: perf record says so once ($n)" test "$n" = 1
+check "old kernel: perf record records" grep -q '5 calls' /tmp/rec.out
+check "old kernel: no defer bits in the recorded attrs" \
+	sh -c "! '$PERF' evlist -v -i o.data | grep -q 'defer_[a-z]*: 1'"
+exact_getppid "old kernel, plain fp" o.data "$(program_tid o.data)"
+
+# ---- records that never come: samples shown as such, none dropped ----
+USTACK_DROP_OUTPUT=1 LD_PRELOAD=$USTACK_PROGS/libustack-old-kernel.so "$PERF" record -q \
+	-e syscalls:sys_enter_getppid --call-graph fp,defer -o l.data \
+	-- "$SAMPLE" 5 > /tmp/rec.out 2>&1
+# (task mode: only the program's system calls are recorded)
+chains l.data | awk -F'|' '$1 == "S" && $3 ~ /getppid/' > /tmp/l
+check "lost records: 5 samples, each said to be never arrived" \
+	test "$(wc -l < /tmp/l)" = 5 -a "$(grep -c '|NEVER 0x' /tmp/l)" = 5
+check "lost records: perf report warns" \
+	sh -c "'$PERF' report -i l.data --stdio 2>&1 | grep -q '5 of 5 deferred user callchains never came'"
+
 # ---- system wide (per-CPU events), a tracepoint ----
 "$PERF" record -q -a -e syscalls:sys_enter_getppid --call-graph fp,defer -o a.data \
 	-- "$SAMPLE" 5 > /tmp/rec.out 2>&1
