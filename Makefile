@@ -66,12 +66,12 @@ progs: $(PROGS)/ustack-sample $(PROGS)/ustack-sample32 $(PROGS)/ustack-bench \
 	$(PROGS)/ustack-perf-attr $(PROGS)/libustack-old-kernel.so
 
 # LD_PRELOADed into perf: this kernel seen as one without deferred callchains.
-$(PROGS)/libustack-old-kernel.so: $(PROG_SRC)/old-kernel.c
+$(PROGS)/libustack-old-kernel.so: $(PROG_SRC)/old-kernel.c $(PROG_SRC)/perf-defer.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -g -Wall -fPIC -shared -o $@ $< -ldl
 
 # perf_event_open() with the deferred callchain bits, for the perf tests.
-$(PROGS)/ustack-perf-attr: $(PROG_SRC)/perf-attr.c
+$(PROGS)/ustack-perf-attr: $(PROG_SRC)/perf-attr.c $(PROG_SRC)/perf-defer.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -g -Wall -o $@ $<
 

@@ -22,12 +22,7 @@ die() { echo "kernel-build: $*" >&2; exit 1; }
 
 [ -d "$tree/.git" ] || die "build/linux missing: run scripts/kernel-tree.sh"
 
-export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ustack-ccache}
-# Paths below the repository are hashed relative to it: clones elsewhere hit.
-export CCACHE_BASEDIR=$top
-export CCACHE_NOHASHDIR=1
-export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
-export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+. "$top/scripts/ccache-env.sh"
 # Reproducible version strings: same object files on every machine.
 export KBUILD_BUILD_USER=ustack KBUILD_BUILD_HOST=ustack
 export KBUILD_BUILD_TIMESTAMP="Sat Nov 21 00:00:00 UTC 2026"

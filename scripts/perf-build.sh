@@ -17,10 +17,7 @@ jobs=${JOBS:-$(nproc)}
 
 [ -d "$tree/.git" ] || { echo "perf-build: build/linux missing: run scripts/kernel-tree.sh" >&2; exit 1; }
 
-export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ustack-ccache}
-export CCACHE_BASEDIR=$top
-export CCACHE_NOHASHDIR=1
-export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
+. "$top/scripts/ccache-env.sh"
 
 mkdir -p "$obj"
 log=$obj/build.log

@@ -3,7 +3,7 @@
  * libustack-old-kernel.so: LD_PRELOAD it into perf to make this kernel look
  * like one without deferred callchains. Such a kernel refuses, with EINVAL,
  * a perf_event_attr that sets bits it does not know: here defer_callchain
- * (bit 38) and defer_output (bit 39) of the flags word after read_format.
+ * and defer_output (perf-defer.h).
  * Every other system call goes through untouched.
  *
  * With USTACK_DROP_OUTPUT=1 in the environment it instead clears
@@ -14,15 +14,11 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/perf_event.h>
 #include <sys/syscall.h>
 
-#define FLAGS_OFFSET	(offsetof(struct perf_event_attr, read_format) + 8)
-#define DEFER_OUTPUT	(1ULL << 39)
-#define DEFER_BITS	((1ULL << 38) | DEFER_OUTPUT)
+#include "perf-defer.h"
 
 long syscall(long nr, ...)
 {
@@ -41,19 +37,19 @@ long syscall(long nr, ...)
 	if (nr == SYS_perf_event_open && a[0]) {
 		const char *drop = getenv("USTACK_DROP_OUTPUT");
 
-		memcpy(&flags, (char *)a[0] + FLAGS_OFFSET, sizeof(flags));
+		memcpy(&flags, (char *)a[0] + ATTR_FLAGS_OFFSET, sizeof(flags));
 		if (drop && *drop == '1') {
 			struct perf_event_attr *attr = (void *)a[0];
 			size_t size = attr->size ? attr->size : PERF_ATTR_SIZE_VER0;
 
-			if ((flags & DEFER_OUTPUT) && size <= sizeof(copy) &&
-			    size >= FLAGS_OFFSET + sizeof(flags)) {
+			if ((flags & ATTR_DEFER_OUTPUT) && size <= sizeof(copy) &&
+			    size >= ATTR_FLAGS_OFFSET + sizeof(flags)) {
 				memcpy(copy, attr, size);
-				flags &= ~DEFER_OUTPUT;
-				memcpy(copy + FLAGS_OFFSET, &flags, sizeof(flags));
+				flags &= ~ATTR_DEFER_OUTPUT;
+				memcpy(copy + ATTR_FLAGS_OFFSET, &flags, sizeof(flags));
 				a[0] = (long)copy;
 			}
-		} else if (flags & DEFER_BITS) {
+		} else if (flags & (ATTR_DEFER_CALLCHAIN | ATTR_DEFER_OUTPUT)) {
 			errno = EINVAL;
 			return -1;
 		}

@@ -10,31 +10,23 @@
  * (-o), exclude_callchain_user (-x), exclude_kernel and
  * exclude_callchain_kernel (-k: what an unprivileged user may ask) and prints "ok" or
  * the errno name. The exit status is 0 either way, 2 on bad usage.
- *
- * The system headers may predate the bits, so they are set by number: the
- * flags word is the 64 bits after read_format; defer_callchain is bit 38,
- * defer_output bit 39 (mainline Linux 6.19).
  */
 #include <errno.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <linux/perf_event.h>
 #include <sys/syscall.h>
 
-#define FLAGS_OFFSET		(offsetof(struct perf_event_attr, read_format) + 8)
-#define BIT_DEFER_CALLCHAIN	38
-#define BIT_DEFER_OUTPUT	39
+#include "perf-defer.h"
 
-static void set_flag(struct perf_event_attr *attr, int bit)
+static void set_flag(struct perf_event_attr *attr, unsigned long long bit)
 {
 	unsigned long long flags;
 
-	memcpy(&flags, (char *)attr + FLAGS_OFFSET, sizeof(flags));
-	flags |= 1ULL << bit;
-	memcpy((char *)attr + FLAGS_OFFSET, &flags, sizeof(flags));
+	memcpy(&flags, (char *)attr + ATTR_FLAGS_OFFSET, sizeof(flags));
+	flags |= bit;
+	memcpy((char *)attr + ATTR_FLAGS_OFFSET, &flags, sizeof(flags));
 }
 
 static const char *errno_name(int err)
@@ -72,10 +64,10 @@ int main(int argc, char **argv)
 			pid = atoi(optarg);
 			break;
 		case 'c':
-			set_flag(&attr, BIT_DEFER_CALLCHAIN);
+			set_flag(&attr, ATTR_DEFER_CALLCHAIN);
 			break;
 		case 'o':
-			set_flag(&attr, BIT_DEFER_OUTPUT);
+			set_flag(&attr, ATTR_DEFER_OUTPUT);
 			break;
 		case 'x':
 			attr.exclude_callchain_user = 1;
