@@ -14,6 +14,8 @@ CHAINS=$USTACK_TOP/tests/lib/perf-chains.awk
 ATTR=$USTACK_PROGS/ustack-perf-attr
 # sample_then's samples (spin): innermost first.
 SPIN_CHAIN="sample_then sample_middle sample_outer main"
+# exit_group from sample_then (ustack-sample 1 exit): innermost first.
+EXIT_CHAIN="ustack_lib_raw sample_then sample_middle sample_outer main"
 
 if [ ! -x "$PERF" ]; then
 	fail "perf built" "no $PERF (make perf)"
@@ -129,6 +131,37 @@ check "system wide cpu-clock: no deferred marker in the idle task's samples" \
 chains ac.data | awk -F'|' '$1 == "S" && $4 ~ /^sample_then/' > /tmp/spin
 check "system wide cpu-clock: spinning samples merged, exactly $SPIN_CHAIN" \
 	test "$(wc -l < /tmp/spin)" -ge 3 -a "$(first_syms 4 < /tmp/spin | sort -u)" = "$SPIN_CHAIN"
+
+# ---- an exiting task ----
+# exit_group's entry asks before the task exits: its record is written when
+# the task exits, before the mm goes. exit_itimers() runs in do_exit() with
+# PF_EXITING set, before perf_event_exit_task() (single-threaded task): a
+# sample there is the first request of the entry, deferral is refused and
+# the chain is walked in place; after exit_group's sample it gets that
+# entry's cookie, whose record has been written already.
+tw $T/kprobe_events 'p:ustack/exiting exit_itimers'
+"$PERF" record -q -e ustack:exiting -c 1 --call-graph fp,defer -o x.data \
+	-- "$SAMPLE" 1 exit > /tmp/rec.out 2>&1
+tid=$(program_tid x.data)
+chains x.data --no-merge-callchains | awk -F'|' -v t="$tid" '$1 == "S" && $2 == t' > /tmp/xr
+check "exiting: the sample in do_exit has no cookie (deferral refused)" \
+	test "$(awk -F'|' '$3 ~ /exiting/ && $5 == ""' /tmp/xr | wc -l)" = 1
+check "exiting: its user chain, walked in place, is exactly $EXIT_CHAIN" \
+	test "$(awk -F'|' '$3 ~ /exiting/' /tmp/xr | first_syms 5)" = "$EXIT_CHAIN"
+
+"$PERF" record -q -e syscalls:sys_enter_exit_group -e ustack:exiting -c 1 \
+	--call-graph fp,defer -o x.data -- "$SAMPLE" 1 exit > /tmp/rec.out 2>&1
+tid=$(program_tid x.data)
+chains x.data | awk -F'|' -v t="$tid" '$1 == "S" && $2 == t' > /tmp/x
+chains x.data --no-merge-callchains | awk -F'|' -v t="$tid" '$1 == "S" && $2 == t' > /tmp/xr
+check "exiting: exit_group's sample merged with the record written at exit, exactly $EXIT_CHAIN" \
+	test "$(awk -F'|' '$3 ~ /exit_group/ && $5 == ""' /tmp/x | first_syms 5)" = "$EXIT_CHAIN"
+check "exiting: the sample in do_exit after it has the entry's cookie" \
+	test "$(awk -F'|' '$5 ~ /^RAW / { print $5 }' /tmp/xr | sort -u | wc -l)" = 1 -a \
+	     "$(awk -F'|' '$3 ~ /exiting/ && $5 ~ /^RAW /' /tmp/xr | wc -l)" = 1
+check "exiting: and is merged with that record, exactly $EXIT_CHAIN" \
+	test "$(awk -F'|' '$3 ~ /exiting/ && $5 == ""' /tmp/x | first_syms 5)" = "$EXIT_CHAIN"
+echo > $T/kprobe_events
 
 # ---- perf and ftrace at once: one unwind per kernel entry ----
 trace_clear

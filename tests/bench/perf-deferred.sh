@@ -1,0 +1,98 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Runs in the guest (scripts/bench.sh): perf record of ustack-bench
+# (system calls from a 16-function-deep stack) with
+#   --call-graph fp        user callchain walked in place at every sample
+#   --call-graph dwarf     8 KiB of user stack copied at every sample
+#   --call-graph fp,defer  a cookie at the sample, the chain once per entry
+# Per mode: perf.data bytes per sample (the SAMPLE and CALLCHAIN_DEFERRED
+# records, from perf report -D) and the program's time per call against
+# its time without perf. Two workloads:
+#   cpu-clock  cpu-clock sampling every 100 us of task time
+#   syscalls   sys_enter_getppid and sys_exit_getppid, every event
+#              (two samples per kernel entry, one deferred chain; the
+#              samples column says whether any were lost: 2 per call)
+# All rows come from this one boot, modes interleaved within a round.
+. "$(dirname "$0")/../lib/result.sh"
+. "$(dirname "$0")/../lib/ustack.sh"
+
+PERF=$USTACK_TOP/build/perf/perf
+BENCH=$USTACK_PROGS/ustack-bench
+ROUNDS=${BENCH_ROUNDS:-3}
+MODES="fp dwarf fp,defer"
+
+if [ ! -x "$PERF" ]; then
+	echo "perf bench: SKIP: no $PERF (make perf)"
+	exit 0
+fi
+dir=$(mktemp -d /tmp/perf-bench.XXXXXX)
+cd "$dir" || exit 1
+echo -1 > /proc/sys/kernel/perf_event_paranoid
+"$BENCH" 10 > /dev/null	# warm the page cache
+
+# record WORKLOAD MODE: prints "bytes_per_sample ns_per_call samples"
+record() {
+	local calls args
+
+	case $1 in
+	cpu-clock)	calls=${BENCH_PERF_CALLS:-1000000}
+			args="-e cpu-clock -c 100000" ;;
+	syscalls)	calls=${BENCH_PERF_SYSCALLS:-1000}
+			args="-e syscalls:sys_enter_getppid -e syscalls:sys_exit_getppid -c 1" ;;
+	esac
+	if [ "$2" = none ]; then
+		echo "0 $("$BENCH" "$calls" | sed -n 's/^ns_per_call //p') 0"
+		return
+	fi
+	# shellcheck disable=SC2086
+	"$PERF" record -q -m 8192 $args --call-graph "$2" -o p.data -- \
+		"$BENCH" "$calls" > out 2> err || { cat err >&2; echo "0 0 0"; return; }
+	"$PERF" report -D -i p.data 2> /dev/null | awk -v ns="$(sed -n 's/^ns_per_call //p' out)" '
+		function hex(s,    i, n) {
+			n = 0
+			for (i = 3; i <= length(s); i++)
+				n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return n
+		}
+		match($0, /\[0x[0-9a-f]+\]: PERF_RECORD_(SAMPLE|CALLCHAIN_DEFERRED)/) {
+			sz = substr($0, RSTART + 1)
+			sub(/\].*/, "", sz)
+			bytes += hex(sz)
+			if ($0 ~ /PERF_RECORD_SAMPLE/)
+				samples++
+		}
+		END { printf "%d %s %d\n", samples ? bytes / samples : 0, ns, samples }'
+	rm -f p.data p.data.old
+}
+
+median() { printf '%s\n' "$@" | sort -n | sed -n "$((($# + 1) / 2))p"; }
+
+echo "perf record of ustack-bench (16-function-deep stack), median of $ROUNDS rounds:"
+for wl in cpu-clock syscalls; do
+	echo
+	printf '%-10s %-9s %9s %9s %12s %9s\n' "$wl" mode samples "ns/call" "bytes/sample" slowdown
+	for mode in none $MODES; do eval "b_${mode//[,]/_}= t_${mode//[,]/_}= n_${mode//[,]/_}="; done
+	for r in $(seq 1 "$ROUNDS"); do
+		for mode in none $MODES; do
+			read -r b t n <<< "$(record "$wl" "$mode")"
+			m=${mode//[,]/_}
+			eval "b_$m=\"\$b_$m $b\" t_$m=\"\$t_$m $t\" n_$m=\"\$n_$m $n\""
+		done
+	done
+	for mode in none $MODES; do
+		m=${mode//[,]/_}
+		eval "b=\$(median \$b_$m) t=\$(median \$t_$m) n=\$(median \$n_$m)"
+		[ "$mode" = none ] && t0=$t
+		awk -v wl="$wl" -v m="$mode" -v b="$b" -v t="$t" -v n="$n" -v t0="$t0" 'BEGIN {
+			printf "%-10s %-9s %9s %9s %12s %8.2fx\n", "", m, n, t, b, (t0 > 0 ? t / t0 : 0) }'
+		eval "B_${wl//-/_}_$m=$b T_${wl//-/_}_$m=$t"
+	done
+	eval "bf=\$B_${wl//-/_}_fp bd=\$B_${wl//-/_}_dwarf bx=\$B_${wl//-/_}_fp_defer"
+	eval "tf=\$T_${wl//-/_}_fp td=\$T_${wl//-/_}_dwarf tx=\$T_${wl//-/_}_fp_defer"
+	awk -v bf="$bf" -v bd="$bd" -v bx="$bx" -v tf="$tf" -v td="$td" -v tx="$tx" -v t0="$t0" 'BEGIN {
+		printf "  fp,defer bytes/sample: %.2fx fp (goal <= 1.2x), 1/%.1f of dwarf (goal >= 1/20)\n",
+			(bf > 0 ? bx / bf : 0), (bx > 0 ? bd / bx : 0)
+		printf "  perf cost per call (minus no perf): fp %d ns, dwarf %d ns, fp,defer %d ns\n",
+			tf - t0, td - t0, tx - t0 }'
+done
+cd / && rm -rf "$dir"
