@@ -63,7 +63,12 @@ perf: kernel-tree
 
 # ---- test programs ----
 progs: $(PROGS)/ustack-sample $(PROGS)/ustack-sample32 $(PROGS)/ustack-bench \
-	$(PROGS)/ustack-perf-attr $(PROGS)/libustack-old-kernel.so
+	$(PROGS)/ustack-perf-attr $(PROGS)/libustack-old-kernel.so $(PROGS)/ustack-badfp
+
+# Frame pointers the unwinder must not trust (x86-64 assembly).
+$(PROGS)/ustack-badfp: $(PROG_SRC)/badfp.c
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -Wall -fPIE -pie -o $@ $<
 
 # LD_PRELOADed into perf: this kernel seen as one without deferred callchains.
 $(PROGS)/libustack-old-kernel.so: $(PROG_SRC)/old-kernel.c $(PROG_SRC)/perf-defer.h

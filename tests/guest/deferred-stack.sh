@@ -116,6 +116,37 @@ else
 	fail "uprobe on a function entry" "cannot add uprobe at $LIB:$off"
 fi
 
+# Frame pointers not to be trusted (ustack-badfp): a kernel address, a
+# PROT_NONE page above the stack (the read faults), a misaligned one, one
+# below the stack pointer, and a frame that is its own caller. Each walk
+# stops with the interrupted address (the loop one after one step, at its
+# return address 0x1234), and the kernel neither crashes nor hangs.
+trace_clear
+tw $T/events/syscalls/sys_enter_getppid/enable 1
+tw $T/options/user_stacktrace_deferred 1
+tw $T/tracing_on 1
+"$USTACK_PROGS/ustack-badfp" > /tmp/out 2>&1 &
+pid=$!
+wait $pid
+tw $T/tracing_on 0
+check "bad frame pointers: the program ran, a PROT_NONE page mapped" \
+	test "$(cat /tmp/out)" = "ustack-badfp: 5 calls"
+stitched | awk -F'|' -v p="$pid" '$1 == p && $4 ~ /getppid/ { print $5 }' > /tmp/bad
+kind=0
+for name in kernel protnone misaligned below loop; do
+	kind=$((kind + 1))
+	frames=$(sed -n "${kind}p" /tmp/bad)
+	syms=$(symbols "$frames")
+	want=ustack_badfp
+	[ $name = loop ] && want="ustack_badfp ?"
+	if [ "$syms" = "$want" ] && { [ $name != loop ] || [[ "$frames" == *0x1234 ]]; }; then
+		pass "bad frame pointer ($name): the walk stops at once"
+	else
+		fail "bad frame pointer ($name): the walk stops at once" "'$syms' ($frames)"
+	fi
+done
+trace_clear
+
 # With userstacktrace also set, the deferred stack serves the events: no
 # in-place walk per event; alone, userstacktrace works as before.
 ustack_count() {	# OPTIONS...: userstack entries and deferred stacks of 3 calls

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ustack-badfp: system calls with a frame pointer the unwinder must not
+ * trust, one getppid per kind, in this order:
+ *   0 kernel     a kernel address
+ *   1 protnone   a PROT_NONE page above the stack: reading it faults
+ *   2 misaligned three bytes past the stack pointer
+ *   3 below      below the stack pointer (the stack grows down)
+ *   4 loop       a frame that says it is its own caller, return address
+ *                0x1234: one step, then the walk must stop
+ * Every walk gets the interrupted address; the loop one 0x1234 too; and
+ * none may crash or hang. Prints "ustack-badfp: 5 calls" (and a line
+ * saying so when no PROT_NONE page could be mapped).
+ */
+#include <stdio.h>
+#include <sys/mman.h>
+
+long ustack_badfp(long kind, long addr);
+
+/* Frame pointer by kind, then getppid; rbp is restored before returning. */
+asm(".text\n"
+    ".globl ustack_badfp\n"
+    ".type ustack_badfp, @function\n"
+    "ustack_badfp:\n"
+    "	push %rbp\n"
+    "	sub $16, %rsp\n"
+    "	mov %rsp, (%rsp)\n"
+    "	movq $0x1234, 8(%rsp)\n"
+    "	mov %rsp, %rbp\n"
+    "	cmp $4, %rdi\n"
+    "	je 1f\n"
+    "	lea -64(%rsp), %rbp\n"
+    "	cmp $3, %rdi\n"
+    "	je 1f\n"
+    "	lea 3(%rsp), %rbp\n"
+    "	cmp $2, %rdi\n"
+    "	je 1f\n"
+    "	mov %rsi, %rbp\n"
+    "	cmp $1, %rdi\n"
+    "	je 1f\n"
+    "	movabs $0xffffffff81000000, %rbp\n"
+    "1:	mov $110, %eax\n"
+    "	syscall\n"
+    "	add $16, %rsp\n"
+    "	pop %rbp\n"
+    "	ret\n"
+    ".size ustack_badfp, .-ustack_badfp\n");
+
+int main(void)
+{
+	unsigned long here = (unsigned long)&here;
+	void *page;
+	long kind;
+
+	/* Well above the stack, below the top of user space. */
+	page = mmap((void *)((here + (64UL << 20)) & ~0xfffUL), 4096, PROT_NONE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (page == MAP_FAILED)
+		printf("ustack-badfp: no PROT_NONE page above the stack\n");
+	for (kind = 0; kind < 5; kind++)
+		ustack_badfp(kind, (long)page);
+	printf("ustack-badfp: 5 calls\n");
+	return 0;
+}
