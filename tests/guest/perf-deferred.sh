@@ -4,7 +4,7 @@
 # with a known call chain, per task and system wide; merged and raw
 # records; perf and ftrace sharing one unwind; the attribute checks and
 # permissions; a subset of perf test.
-# kernels: normal
+# kernels: normal debug
 # timeout: 600
 . "$(dirname "$0")/../lib/result.sh"
 . "$(dirname "$0")/../lib/ustack.sh"
