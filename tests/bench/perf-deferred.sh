@@ -35,7 +35,7 @@ record() {
 	local calls args
 
 	case $1 in
-	cpu-clock)	calls=${BENCH_PERF_CALLS:-1000000}
+	cpu-clock)	calls=${BENCH_PERF_CALLS:-300000}
 			args="-e cpu-clock -c 100000" ;;
 	syscalls)	calls=${BENCH_PERF_SYSCALLS:-1000}
 			args="-e syscalls:sys_enter_getppid -e syscalls:sys_exit_getppid -c 1" ;;
