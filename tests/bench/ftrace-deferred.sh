@@ -67,9 +67,6 @@ for i in $(seq 1 14); do
 done
 "$BENCH" 10 > /dev/null	# warm the page cache
 
-# median "N N N...": the middle value (of an odd count)
-median() { printf '%s\n' "$@" | sort -n | sed -n "$((($# + 1) / 2))p"; }
-
 echo "ustack-bench: $CALLS getppid calls from a 16-function-deep stack, per call,"
 echo "median of $ROUNDS rounds (modes interleaved within a round):"
 printf '%-6s %-9s %10s %10s %14s %14s\n' epe mode bytes ns "stack bytes" "stack ns"

@@ -65,8 +65,6 @@ record() {
 	rm -f p.data p.data.old
 }
 
-median() { printf '%s\n' "$@" | sort -n | sed -n "$((($# + 1) / 2))p"; }
-
 echo "perf record of ustack-bench (16-function-deep stack), median of $ROUNDS rounds:"
 for wl in cpu-clock syscalls; do
 	echo

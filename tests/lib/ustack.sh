@@ -40,6 +40,9 @@ symbols() {
 	echo $names
 }
 
+# median N...: the middle value of an odd count of numbers (benchmarks).
+median() { printf '%s\n' "$@" | sort -n | sed -n "$((($# + 1) / 2))p"; }
+
 # first_n N "WORDS": the first N words.
 first_n() { echo "$2" | tr ' ' '\n' | sed -n "1,${1}p" | tr '\n' ' ' | sed 's/ $//'; }
 
