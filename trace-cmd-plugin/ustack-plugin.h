@@ -37,6 +37,22 @@ int up_input_read(struct up_input *in) __hidden;
 void up_input_claim_open(void) __hidden;
 void up_input_release(void) __hidden;
 
+/* ---- ustack-lines.c: the line of a frame, kept for the next stack ---- */
+
+#define UP_LINES	4096
+
+struct up_line;
+
+struct up_lines {
+	struct ustack_symbolizer	*sym;	/* NULL: frames as file+offset */
+	struct up_line			*slot[UP_LINES];
+	unsigned long long		made;	/* lines made (not found again) */
+};
+
+void up_lines_init(struct up_lines *lines, struct ustack_symbolizer *sym) __hidden;
+void up_lines_clear(struct up_lines *lines) __hidden;
+const char *up_line_get(struct up_lines *lines, const struct ustack_frame *frame) __hidden;
+
 /* ---- ustack-text.c: stacks as the lines printed under an event ---- */
 
 /*
@@ -55,6 +71,7 @@ struct up_text {
 
 struct up_texts {
 	struct ustack_symbolizer	*sym;	/* NULL: frames as file+offset */
+	struct up_lines			lines;
 	struct up_text			*cache[UP_TEXT_CACHE];
 	struct trace_seq		seq;	/* the text being made */
 };

@@ -8,7 +8,9 @@
  *
  * The text is made once per stack, when the read-ahead meets it, and shared
  * by every event of the same kernel entry (the events of one entry usually
- * come close together); a small cache by cookie finds it again.
+ * come close together); a small cache by cookie finds it again. It is made
+ * of the lines of its frames, which are symbolized once and kept for the
+ * stacks of later entries (ustack-lines.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -28,13 +30,15 @@ int up_texts_init(struct up_texts *texts, bool symbols, const char *debug_dir)
 {
 	memset(texts, 0, sizeof(*texts));
 	trace_seq_init(&texts->seq);
-	if (!symbols)
-		return 0;
-	texts->sym = ustack_symbolizer_alloc();
-	if (!texts->sym)
-		return -1;
-	if (debug_dir && *debug_dir && ustack_symbolizer_set_debug_dir(texts->sym, debug_dir))
-		return -1;
+	if (symbols) {
+		texts->sym = ustack_symbolizer_alloc();
+		if (!texts->sym)
+			return -1;
+		if (debug_dir && *debug_dir &&
+		    ustack_symbolizer_set_debug_dir(texts->sym, debug_dir))
+			return -1;
+	}
+	up_lines_init(&texts->lines, texts->sym);
 	return 0;
 }
 
@@ -48,6 +52,7 @@ void up_texts_clear(struct up_texts *texts)
 
 	for (i = 0; i < UP_TEXT_CACHE; i++)
 		up_text_put(texts->cache[i]);
+	up_lines_clear(&texts->lines);
 	ustack_symbolizer_free(texts->sym);
 	trace_seq_destroy(&texts->seq);
 	memset(texts, 0, sizeof(*texts));
@@ -56,12 +61,12 @@ void up_texts_clear(struct up_texts *texts)
 /* One frame, symbolized when there is a symbolizer. */
 static void up_put_frame(struct up_texts *texts, const struct ustack_frame *frame)
 {
-	char line[512];
+	const char *line = up_line_get(&texts->lines, frame);
 
-	if (ustack_frame_format(texts->sym, frame, line, sizeof(line)) < 0)
+	if (!line)
 		trace_seq_printf(&texts->seq, "\n => [frame not readable: %s]", strerror(errno));
 	else
-		trace_seq_printf(&texts->seq, "\n => %s", line);
+		trace_seq_puts(&texts->seq, line);
 }
 
 static struct up_text *up_text_make(struct up_texts *texts, const struct ustack_stack *stack)

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * The line of one frame, "\n => sym+0x1a (/path/to/file)", kept for the
+ * next stack with the same frame.
+ *
+ * Every kernel entry has a stack of its own, but the frames of those stacks
+ * repeat: a program calls the kernel from a few places. Looking a frame up
+ * in its file and printing it costs far more than finding the line again, so
+ * the lines are kept in a table of UP_LINES slots, one line per slot (a new
+ * line in a taken slot replaces the one there): the memory stays bounded
+ * whatever the trace.
+ *
+ * A line is found again by what made it: the file id, the offset, and the
+ * path and build-id of the file (a file id can name another file later in
+ * the trace, when the kernel numbers its files again).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ustack-plugin.h"
+
+struct up_line {
+	unsigned int		file_id;
+	unsigned long long	offset;
+	size_t			build_id_size;
+	bool			has_path;
+	char			*path;		/* in data, after the text */
+	unsigned char		*build_id;	/* in data, after the path */
+	char			text[];
+};
+
+static size_t up_line_hash(const struct ustack_frame *frame)
+{
+	unsigned long long h = frame->offset * 0x9e3779b97f4a7c15ULL;
+
+	h ^= (unsigned long long)frame->file_id * 0xc2b2ae3d27d4eb4fULL;
+	return (h ^ (h >> 31)) % UP_LINES;
+}
+
+static bool up_line_same(const struct up_line *line, const struct ustack_frame *frame)
+{
+	size_t bid_size = frame->build_id ? frame->build_id_size : 0;
+
+	if (line->file_id != frame->file_id || line->offset != frame->offset ||
+	    line->build_id_size != bid_size)
+		return false;
+	if (!frame->path != !line->has_path)
+		return false;
+	if (frame->path && strcmp(frame->path, line->path))
+		return false;
+	return !bid_size || !memcmp(line->build_id, frame->build_id, bid_size);
+}
+
+/* Make the line of a frame: NULL with errno when it cannot be printed. */
+static struct up_line *up_line_make(struct up_lines *lines, const struct ustack_frame *frame)
+{
+	size_t bid_size = frame->build_id ? frame->build_id_size : 0;
+	size_t path_len = frame->path ? strlen(frame->path) : 0;
+	struct up_line *line;
+	char buf[512];
+	int len;
+
+	len = ustack_frame_format(lines->sym, frame, buf, sizeof(buf));
+	if (len < 0)
+		return NULL;
+	if ((size_t)len >= sizeof(buf))
+		len = sizeof(buf) - 1;
+	line = malloc(sizeof(*line) + 5 + len + 1 + path_len + 1 + bid_size);
+	if (!line)
+		return NULL;
+	line->file_id = frame->file_id;
+	line->offset = frame->offset;
+	line->build_id_size = bid_size;
+	line->has_path = frame->path;
+	memcpy(line->text, "\n => ", 5);
+	memcpy(line->text + 5, buf, len);
+	line->text[5 + len] = '\0';
+	line->path = line->text + 5 + len + 1;
+	memcpy(line->path, frame->path ? frame->path : "", path_len + 1);
+	line->build_id = (unsigned char *)line->path + path_len + 1;
+	if (bid_size)
+		memcpy(line->build_id, frame->build_id, bid_size);
+	return line;
+}
+
+/**
+ * up_lines_init - set up the table of frame lines
+ * @lines: the table
+ * @sym: the symbolizer to make lines with; NULL for file+offset
+ */
+void up_lines_init(struct up_lines *lines, struct ustack_symbolizer *sym)
+{
+	memset(lines, 0, sizeof(*lines));
+	lines->sym = sym;
+}
+
+/**
+ * up_lines_clear - free every line of the table
+ * @lines: the table, empty afterwards
+ */
+void up_lines_clear(struct up_lines *lines)
+{
+	size_t i;
+
+	for (i = 0; i < UP_LINES; i++) {
+		free(lines->slot[i]);
+		lines->slot[i] = NULL;
+	}
+}
+
+/**
+ * up_line_get - the line of a frame, "\n => " and the frame as text
+ * @lines: the table
+ * @frame: the frame
+ *
+ * Return: the line, valid until the next call; NULL with errno when the
+ * frame cannot be printed (ENOMEM, or the symbolizer's error).
+ */
+const char *up_line_get(struct up_lines *lines, const struct ustack_frame *frame)
+{
+	struct up_line **slot = &lines->slot[up_line_hash(frame)];
+	struct up_line *line = *slot;
+
+	if (!line || !up_line_same(line, frame)) {
+		line = up_line_make(lines, frame);
+		if (!line)
+			return NULL;
+		free(*slot);
+		*slot = line;
+		lines->made++;
+	}
+	return line->text;
+}
