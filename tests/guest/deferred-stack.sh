@@ -147,6 +147,29 @@ for name in kernel protnone misaligned below loop; do
 done
 trace_clear
 
+# The same stack addresses in another file (ustack-remap maps two files
+# with the same code at one address, in turn): a stack equal to the last
+# one is written from its remembered encoding only while the mappings are
+# unchanged, so each call's topmost frame names the file mapped then.
+trace_clear
+tw $T/events/syscalls/sys_enter_getppid/enable 1
+tw $T/options/user_stacktrace_deferred 1
+tw $T/tracing_on 1
+"$USTACK_PROGS/ustack-remap" /tmp > /tmp/out 2>&1 &
+pid=$!
+wait $pid
+tw $T/tracing_on 0
+got=$(stitched | awk -F'|' -v p="$pid" '$1 == p && $4 ~ /getppid/ { split($5, f, " "); print f[1] }' |
+	tr '\n' ' ')
+want="/tmp/ustack-remap-a+0x7 /tmp/ustack-remap-b+0x7 /tmp/ustack-remap-a+0x7 /tmp/ustack-remap-b+0x7 "
+if [ "$got" = "$want" ]; then
+	pass "same addresses, remapped file: each stack names the file mapped then"
+else
+	fail "same addresses, remapped file: each stack names the file mapped then" \
+		"'$got' ($(cat /tmp/out))"
+fi
+trace_clear
+
 # With userstacktrace also set, the deferred stack serves the events: no
 # in-place walk per event; alone, userstacktrace works as before.
 ustack_count() {	# OPTIONS...: userstack entries and deferred stacks of 3 calls
