@@ -17,6 +17,7 @@
  * The user_unwind_* entries themselves print compactly, or in full with their
  * frames with the option ustack_raw (and then no stack under the events).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@ enum {
 	UP_OPT_WINDOW,
 	UP_OPT_DEBUG_DIR,
 	UP_OPT_STATS,
+	UP_OPT_REOPEN_KB,
 };
 
 UP_EXPORT struct tep_plugin_option TEP_PLUGIN_OPTIONS[] = {
@@ -63,6 +65,14 @@ UP_EXPORT struct tep_plugin_option TEP_PLUGIN_OPTIONS[] = {
 		.name = "ustack_stats",
 		.plugin_alias = "ustack",
 		.description = "at the end, print what the read-ahead held at most, to stderr",
+	},
+	[UP_OPT_REOPEN_KB] = {
+		.name = "ustack_reopen_kb",
+		.plugin_alias = "ustack",
+		.description = "open the file again after this many KiB of decompressed pages, "
+			       "which libtracecmd keeps until it closes the file (default "
+			       MAKE_STR(UP_REOPEN_KB_DEFAULT) "; 0: never)",
+		.value = MAKE_STR(UP_REOPEN_KB_DEFAULT),
 	},
 	{ .name = NULL },
 };
@@ -139,6 +149,7 @@ static struct {
 	bool		nosym;
 	bool		stats;
 	unsigned long	window;
+	unsigned long	reopen_kb;
 	char		*debug_dir;
 } up_opts;
 
@@ -390,22 +401,33 @@ static struct up_plugin *up_plugin_find(struct tep_handle *tep, struct up_plugin
 	return NULL;
 }
 
+/* A number option: its value, or the default (said on stderr) when it is not a number. */
+static unsigned long up_opt_number(int opt, bool zero_ok, unsigned long def)
+{
+	const char *value = TEP_PLUGIN_OPTIONS[opt].value;
+	unsigned long n;
+	char *end;
+
+	errno = 0;
+	n = strtoul(value ? value : "", &end, 0);
+	if (value && *value && !*end && !errno && (n || zero_ok) && !strchr(value, '-'))
+		return n;
+	fprintf(stderr, "plugin_ustack: %s=%s is not a %s number: using %lu\n",
+		TEP_PLUGIN_OPTIONS[opt].name, value ? value : "",
+		zero_ok ? "non-negative" : "positive", def);
+	return def;
+}
+
 static int up_opts_snapshot(void)
 {
-	const char *window = TEP_PLUGIN_OPTIONS[UP_OPT_WINDOW].value;
 	const char *dir = TEP_PLUGIN_OPTIONS[UP_OPT_DEBUG_DIR].value;
 	struct stat st;
-	char *end;
 
 	up_opts.raw = TEP_PLUGIN_OPTIONS[UP_OPT_RAW].set;
 	up_opts.nosym = TEP_PLUGIN_OPTIONS[UP_OPT_NOSYM].set;
 	up_opts.stats = TEP_PLUGIN_OPTIONS[UP_OPT_STATS].set;
-	up_opts.window = strtoul(window ? window : "", &end, 0);
-	if (!window || *end || !up_opts.window || strchr(window, '-')) {
-		fprintf(stderr, "plugin_ustack: ustack_window=%s is not a positive number: "
-			"using %d\n", window ? window : "", UP_WINDOW_DEFAULT);
-		up_opts.window = UP_WINDOW_DEFAULT;
-	}
+	up_opts.window = up_opt_number(UP_OPT_WINDOW, false, UP_WINDOW_DEFAULT);
+	up_opts.reopen_kb = up_opt_number(UP_OPT_REOPEN_KB, true, UP_REOPEN_KB_DEFAULT);
 	free(up_opts.debug_dir);
 	up_opts.debug_dir = NULL;
 	if (dir && *dir && (stat(dir, &st) || !S_ISDIR(st.st_mode)))
@@ -439,7 +461,7 @@ static void up_plugin_open_ahead(struct up_plugin *plugin)
 		return;
 	}
 	plugin->ahead = up_ahead_open(in.file, plugin->raw, up_opts.window, !up_opts.nosym,
-				      up_opts.debug_dir);
+				      up_opts.debug_dir, up_opts.reopen_kb * 1024ULL);
 	if (!plugin->ahead)
 		fprintf(stderr, "plugin_ustack: cannot read the trace file a second time (%m): "
 			"no user stacks under events\n");
@@ -491,14 +513,16 @@ UP_EXPORT int TEP_PLUGIN_LOADER(struct tep_handle *tep)
 static void up_print_stats(struct up_plugin *plugin)
 {
 	struct ustack_stitch_stats st;
+	unsigned long long reopens;
 	size_t queue;
 
-	up_ahead_stats(plugin->ahead, &st, &queue);
+	up_ahead_stats(plugin->ahead, &st, &queue, &reopens);
 	fprintf(stderr, "plugin_ustack: %llu events, %llu with a stack, %llu lost, "
-		"%llu unknown; held at most %zu events (%zu bytes), queued at most %zu\n",
+		"%llu unknown; held at most %zu events (%zu bytes), queued at most %zu; "
+		"file opened again %llu times\n",
 		st.events, st.states[USTACK_STATE_STACK],
 		st.states[USTACK_STATE_LOST], st.states[USTACK_STATE_UNKNOWN], st.peak_held,
-		st.peak_held_bytes, queue);
+		st.peak_held_bytes, queue, reopens);
 }
 
 /**

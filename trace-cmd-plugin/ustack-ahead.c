@@ -29,11 +29,10 @@
 #include "ustack-plugin.h"
 
 struct up_ahead {
-	struct tracecmd_input		*handle;
+	struct up_reader		*rd;
 	struct ustack_stitcher		*st;
 	struct up_texts			texts;
 	int				nr_cpus;
-	struct tep_record		**next;		/* per CPU, read but not fed */
 	bool				flushed;	/* the input ended */
 	unsigned long long		fed_ts;		/* the last record fed */
 	bool				fed_any;
@@ -124,21 +123,27 @@ static int up_ahead_handed_back(struct tep_event *event, struct tep_record *reco
 /* Feed the next record in time order (the lower CPU first on a tie); flush at the end. */
 static int up_ahead_feed(struct up_ahead *ahead)
 {
+	const struct tep_record *next, *best_rec = NULL;
 	struct tep_record *rec;
 	int cpu, best = -1, ret;
 
 	for (cpu = 0; cpu < ahead->nr_cpus; cpu++) {
-		rec = ahead->next[cpu];
-		if (rec && (best < 0 || rec->ts < ahead->next[best]->ts))
+		next = up_reader_peek(ahead->rd, cpu);
+		if (next && (!best_rec || next->ts < best_rec->ts)) {
 			best = cpu;
+			best_rec = next;
+		}
 	}
 	if (best < 0) {
 		ahead->flushed = true;
 		ret = ustack_stitcher_flush(ahead->st);
 		return ret < 0 || ahead->error ? -1 : 0;
 	}
-	rec = ahead->next[best];
-	ahead->next[best] = tracecmd_read_data(ahead->handle, best);
+	rec = up_reader_take(ahead->rd, best);
+	if (!rec) {
+		ahead->error = errno ? errno : EIO;
+		return -1;
+	}
 	ahead->fed_ts = rec->ts;
 	ahead->fed_any = true;
 	ret = ustack_stitcher_add(ahead->st, rec, best);
@@ -215,46 +220,31 @@ const struct up_result *up_ahead_lookup(struct up_ahead *ahead, const struct tep
  * @window: the most events held while a stack is awaited
  * @symbols: symbolize the frames
  * @debug_dir: where separate debug files are; NULL for the default
+ * @reopen_bytes: open the file again after this many bytes of pages held by
+ *	libtracecmd (ustack-reader.c); 0 for never
  *
  * The file is opened without plugins (this plugin would load itself again).
  *
  * Return: the read-ahead; NULL with errno.
  */
 struct up_ahead *up_ahead_open(const char *file, bool raw, size_t window, bool symbols,
-			       const char *debug_dir)
+			       const char *debug_dir, unsigned long long reopen_bytes)
 {
 	struct up_ahead *ahead;
-	int cpu;
 
 	ahead = calloc(1, sizeof(*ahead));
 	if (!ahead)
 		return NULL;
 	if (up_texts_init(&ahead->texts, symbols, debug_dir))
 		goto fail;
-	/*
-	 * tracecmd_open() in two steps: when tracecmd_init_data() fails (a
-	 * damaged file), libtracecmd 3.1.6's tracecmd_close() of the handle
-	 * crashes (a CPU's list of page maps is not set up yet). Report fails on
-	 * the same file right after the plugins load; that handle is left open.
-	 */
-	ahead->handle = tracecmd_open_head(file, TRACECMD_FL_LOAD_NO_PLUGINS);
-	if (!ahead->handle || tracecmd_init_data(ahead->handle) < 0) {
-		ahead->handle = NULL;
-		errno = EIO;	/* libtracecmd's errno is not meaningful here */
+	ahead->rd = up_reader_open(file, reopen_bytes);
+	if (!ahead->rd)
 		goto fail;
-	}
-	ahead->st = ustack_stitcher_alloc(tracecmd_get_tep(ahead->handle),
+	ahead->st = ustack_stitcher_alloc(up_reader_tep(ahead->rd),
 					  raw ? USTACK_STITCH_RAW : 0, up_ahead_handed_back, ahead);
 	if (!ahead->st || ustack_stitcher_set_limits(ahead->st, 0, window, 0))
 		goto fail;
-	ahead->nr_cpus = tep_get_cpus(tracecmd_get_tep(ahead->handle));
-	if (ahead->nr_cpus < 0)
-		ahead->nr_cpus = 0;
-	ahead->next = calloc(ahead->nr_cpus ? ahead->nr_cpus : 1, sizeof(*ahead->next));
-	if (!ahead->next)
-		goto fail;
-	for (cpu = 0; cpu < ahead->nr_cpus; cpu++)
-		ahead->next[cpu] = tracecmd_read_data(ahead->handle, cpu);
+	ahead->nr_cpus = up_reader_cpus(ahead->rd);
 	return ahead;
 fail:
 	up_ahead_close(ahead);
@@ -269,7 +259,7 @@ fail:
  */
 struct tep_handle *up_ahead_tep(struct up_ahead *ahead)
 {
-	return tracecmd_get_tep(ahead->handle);
+	return up_reader_tep(ahead->rd);
 }
 
 /**
@@ -277,12 +267,14 @@ struct tep_handle *up_ahead_tep(struct up_ahead *ahead)
  * @ahead: the read-ahead
  * @stats: the stitcher's statistics
  * @peak_queue: the most events that waited for report at once
+ * @reopens: how many times the file was opened again
  */
 void up_ahead_stats(struct up_ahead *ahead, struct ustack_stitch_stats *stats,
-		    size_t *peak_queue)
+		    size_t *peak_queue, unsigned long long *reopens)
 {
 	ustack_stitcher_stats(ahead->st, stats);
 	*peak_queue = ahead->peak_queue;
+	*reopens = up_reader_reopens(ahead->rd);
 }
 
 /**
@@ -291,8 +283,6 @@ void up_ahead_stats(struct up_ahead *ahead, struct ustack_stitch_stats *stats,
  */
 void up_ahead_close(struct up_ahead *ahead)
 {
-	int cpu;
-
 	if (!ahead)
 		return;
 	ustack_stitcher_free(ahead->st);
@@ -301,11 +291,7 @@ void up_ahead_close(struct up_ahead *ahead)
 	free(ahead->queue);
 	if (ahead->have_last)
 		up_result_release(&ahead->last);
-	for (cpu = 0; ahead->next && cpu < ahead->nr_cpus; cpu++)
-		tracecmd_free_record(ahead->next[cpu]);
-	free(ahead->next);
-	if (ahead->handle)
-		tracecmd_close(ahead->handle);
+	up_reader_close(ahead->rd);
 	up_texts_clear(&ahead->texts);
 	free(ahead);
 }

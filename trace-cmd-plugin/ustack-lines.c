@@ -25,6 +25,7 @@ struct up_line {
 	unsigned long long	offset;
 	size_t			build_id_size;
 	bool			has_path;
+	size_t			len;		/* of text */
 	char			*path;		/* in data, after the text */
 	unsigned char		*build_id;	/* in data, after the path */
 	char			text[];
@@ -73,6 +74,7 @@ static struct up_line *up_line_make(struct up_lines *lines, const struct ustack_
 	line->offset = frame->offset;
 	line->build_id_size = bid_size;
 	line->has_path = frame->path;
+	line->len = 5 + len;
 	memcpy(line->text, "\n => ", 5);
 	memcpy(line->text + 5, buf, len);
 	line->text[5 + len] = '\0';
@@ -113,11 +115,12 @@ void up_lines_clear(struct up_lines *lines)
  * up_line_get - the line of a frame, "\n => " and the frame as text
  * @lines: the table
  * @frame: the frame
+ * @len: the length of the line
  *
  * Return: the line, valid until the next call; NULL with errno when the
  * frame cannot be printed (ENOMEM, or the symbolizer's error).
  */
-const char *up_line_get(struct up_lines *lines, const struct ustack_frame *frame)
+const char *up_line_get(struct up_lines *lines, const struct ustack_frame *frame, size_t *len)
 {
 	struct up_line **slot = &lines->slot[up_line_hash(frame)];
 	struct up_line *line = *slot;
@@ -130,5 +133,6 @@ const char *up_line_get(struct up_lines *lines, const struct ustack_frame *frame
 		*slot = line;
 		lines->made++;
 	}
+	*len = line->len;
 	return line->text;
 }

@@ -8,6 +8,8 @@
 #define _USTACK_PLUGIN_H
 
 #include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
 #include <event-parse.h>
 #include <trace-seq.h>
 
@@ -17,6 +19,8 @@
 
 /* Default of the option ustack_window: events held while a stack is awaited. */
 #define UP_WINDOW_DEFAULT	16384
+/* Default of the option ustack_reopen_kb: KiB of decompressed pages between reopens. */
+#define UP_REOPEN_KB_DEFAULT	16384
 
 /* ---- ustack-input.c: which trace.dat this process reads ---- */
 
@@ -51,7 +55,8 @@ struct up_lines {
 
 void up_lines_init(struct up_lines *lines, struct ustack_symbolizer *sym) __hidden;
 void up_lines_clear(struct up_lines *lines) __hidden;
-const char *up_line_get(struct up_lines *lines, const struct ustack_frame *frame) __hidden;
+const char *up_line_get(struct up_lines *lines, const struct ustack_frame *frame,
+			size_t *len) __hidden;
 
 /* ---- ustack-text.c: stacks as the lines printed under an event ---- */
 
@@ -73,13 +78,55 @@ struct up_texts {
 	struct ustack_symbolizer	*sym;	/* NULL: frames as file+offset */
 	struct up_lines			lines;
 	struct up_text			*cache[UP_TEXT_CACHE];
-	struct trace_seq		seq;	/* the text being made */
+	char				*buf;	/* the text being made */
+	size_t				len;
+	size_t				size;
+	bool				failed;	/* out of memory while making it */
 };
 
 int up_texts_init(struct up_texts *texts, bool symbols, const char *debug_dir) __hidden;
 void up_texts_clear(struct up_texts *texts) __hidden;
 struct up_text *up_text_get(struct up_texts *texts, const struct ustack_stack *stack) __hidden;
 void up_text_put(struct up_text *text) __hidden;
+
+/* ---- ustack-drop.c: pages of the file read ahead, dropped from memory ---- */
+
+#define UP_DROP_LAG	32	/* pages a CPU reads on before one it left is dropped */
+#define UP_DROP_BATCH	64	/* pages dropped after one read of /proc/self/maps */
+
+struct up_drop_lag {
+	uintptr_t	addr[UP_DROP_LAG];	/* 0: none */
+	unsigned int	pos;
+};
+
+struct up_drop {
+	dev_t			dev;
+	ino_t			ino;
+	size_t			page_size;
+	int			nr_cpus;
+	struct up_drop_lag	*lag;		/* per CPU */
+	uintptr_t		batch[UP_DROP_BATCH];
+	size_t			nr;
+};
+
+int up_drop_init(struct up_drop *drop, const struct stat *st, size_t page_size,
+		 int nr_cpus) __hidden;
+bool up_drop_is_mapped(struct up_drop *drop, uintptr_t addr) __hidden;
+void up_drop_left(struct up_drop *drop, int cpu, uintptr_t addr) __hidden;
+void up_drop_flush(struct up_drop *drop) __hidden;
+void up_drop_clear(struct up_drop *drop) __hidden;
+
+/* ---- ustack-reader.c: the records of the file, in bounded memory ---- */
+
+struct up_reader;
+
+struct up_reader *up_reader_open(const char *file, unsigned long long reopen_bytes) __hidden;
+void up_reader_close(struct up_reader *rd) __hidden;
+struct tep_handle *up_reader_tep(struct up_reader *rd) __hidden;
+int up_reader_cpus(struct up_reader *rd) __hidden;
+const struct tep_record *up_reader_peek(struct up_reader *rd, int cpu) __hidden;
+struct tep_record *up_reader_take(struct up_reader *rd, int cpu) __hidden;
+unsigned long long up_reader_reopens(struct up_reader *rd) __hidden;
 
 /* ---- ustack-ahead.c: the second reader of the trace file ---- */
 
@@ -96,12 +143,12 @@ struct up_result {
 struct up_ahead;
 
 struct up_ahead *up_ahead_open(const char *file, bool raw, size_t window, bool symbols,
-			       const char *debug_dir) __hidden;
+			       const char *debug_dir, unsigned long long reopen_bytes) __hidden;
 void up_ahead_close(struct up_ahead *ahead) __hidden;
 struct tep_handle *up_ahead_tep(struct up_ahead *ahead) __hidden;
 const struct up_result *up_ahead_lookup(struct up_ahead *ahead,
 					const struct tep_record *record) __hidden;
 void up_ahead_stats(struct up_ahead *ahead, struct ustack_stitch_stats *stats,
-		    size_t *peak_queue) __hidden;
+		    size_t *peak_queue, unsigned long long *reopens) __hidden;
 
 #endif /* _USTACK_PLUGIN_H */

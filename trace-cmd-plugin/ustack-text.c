@@ -13,6 +13,7 @@
  * stacks of later entries (ustack-lines.c).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,7 +30,6 @@
 int up_texts_init(struct up_texts *texts, bool symbols, const char *debug_dir)
 {
 	memset(texts, 0, sizeof(*texts));
-	trace_seq_init(&texts->seq);
 	if (symbols) {
 		texts->sym = ustack_symbolizer_alloc();
 		if (!texts->sym)
@@ -54,48 +54,83 @@ void up_texts_clear(struct up_texts *texts)
 		up_text_put(texts->cache[i]);
 	up_lines_clear(&texts->lines);
 	ustack_symbolizer_free(texts->sym);
-	trace_seq_destroy(&texts->seq);
+	free(texts->buf);
 	memset(texts, 0, sizeof(*texts));
+}
+
+/* Append to the text being made (its own buffer: libtraceevent's trace_seq is slower). */
+static void up_put(struct up_texts *texts, const char *str, size_t len)
+{
+	size_t size;
+	char *buf;
+
+	if (texts->failed)
+		return;
+	if (texts->len + len >= texts->size) {
+		size = texts->size ? texts->size : 1024;
+		while (texts->len + len >= size)
+			size *= 2;
+		buf = realloc(texts->buf, size);
+		if (!buf) {
+			texts->failed = true;
+			return;
+		}
+		texts->buf = buf;
+		texts->size = size;
+	}
+	memcpy(texts->buf + texts->len, str, len);
+	texts->len += len;
+}
+
+static void up_put_str(struct up_texts *texts, const char *str)
+{
+	up_put(texts, str, strlen(str));
 }
 
 /* One frame, symbolized when there is a symbolizer. */
 static void up_put_frame(struct up_texts *texts, const struct ustack_frame *frame)
 {
-	const char *line = up_line_get(&texts->lines, frame);
+	char why[128];
+	const char *line;
+	size_t len;
 
-	if (!line)
-		trace_seq_printf(&texts->seq, "\n => [frame not readable: %s]", strerror(errno));
-	else
-		trace_seq_puts(&texts->seq, line);
+	line = up_line_get(&texts->lines, frame, &len);
+	if (line) {
+		up_put(texts, line, len);
+		return;
+	}
+	snprintf(why, sizeof(why), "\n => [frame not readable: %s]", strerror(errno));
+	up_put_str(texts, why);
 }
 
 static struct up_text *up_text_make(struct up_texts *texts, const struct ustack_stack *stack)
 {
-	struct trace_seq *seq = &texts->seq;
 	struct up_text *text;
 	unsigned int i;
 
-	trace_seq_reset(seq);
+	texts->len = 0;
+	texts->failed = false;
 	if (stack->flags & USTACK_STACK_NO_STACK)
-		trace_seq_puts(seq, "\n => [no user stack: it could not be walked]");
+		up_put_str(texts, "\n => [no user stack: it could not be walked]");
 	for (i = 0; i < stack->nr; i++)
 		up_put_frame(texts, &stack->frames[i]);
 	if (stack->flags & USTACK_STACK_TRUNCATED)
-		trace_seq_puts(seq, "\n => [more frames not recorded]");
+		up_put_str(texts, "\n => [more frames not recorded]");
 	if (stack->flags & USTACK_STACK_MALFORMED)
-		trace_seq_puts(seq, "\n => [malformed frame data]");
-	if (seq->state != TRACE_SEQ__GOOD)
+		up_put_str(texts, "\n => [malformed frame data]");
+	if (texts->failed)
 		return NULL;
 
-	text = malloc(sizeof(*text) + seq->len + 1);
+	text = malloc(sizeof(*text) + texts->len + 1);
 	if (!text)
 		return NULL;
 	text->refs = 1;
 	text->cookie = stack->cookie;
 	text->pid = stack->pid;
-	text->len = seq->len;
-	memcpy(text->text, seq->buffer, seq->len);
-	text->text[seq->len] = '\0';
+	text->len = texts->len;
+	if (texts->len)
+		memcpy(text->text, texts->buf, texts->len);
+	text->text[texts->len] = '\0';
 	return text;
 }
 
