@@ -513,16 +513,16 @@ UP_EXPORT int TEP_PLUGIN_LOADER(struct tep_handle *tep)
 static void up_print_stats(struct up_plugin *plugin)
 {
 	struct ustack_stitch_stats st;
-	unsigned long long reopens;
+	unsigned long long reopens, dropped;
 	size_t queue;
 
-	up_ahead_stats(plugin->ahead, &st, &queue, &reopens);
+	up_ahead_stats(plugin->ahead, &st, &queue, &reopens, &dropped);
 	fprintf(stderr, "plugin_ustack: %llu events, %llu with a stack, %llu lost, "
 		"%llu unknown; held at most %zu events (%zu bytes), queued at most %zu; "
-		"file opened again %llu times\n",
+		"file opened again %llu times, %llu pages dropped\n",
 		st.events, st.states[USTACK_STATE_STACK],
 		st.states[USTACK_STATE_LOST], st.states[USTACK_STATE_UNKNOWN], st.peak_held,
-		st.peak_held_bytes, queue, reopens);
+		st.peak_held_bytes, queue, reopens, dropped);
 }
 
 /**

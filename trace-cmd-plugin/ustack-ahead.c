@@ -268,13 +268,15 @@ struct tep_handle *up_ahead_tep(struct up_ahead *ahead)
  * @stats: the stitcher's statistics
  * @peak_queue: the most events that waited for report at once
  * @reopens: how many times the file was opened again
+ * @dropped: how many pages of mappings of the file were dropped from memory
  */
 void up_ahead_stats(struct up_ahead *ahead, struct ustack_stitch_stats *stats,
-		    size_t *peak_queue, unsigned long long *reopens)
+		    size_t *peak_queue, unsigned long long *reopens,
+		    unsigned long long *dropped)
 {
 	ustack_stitcher_stats(ahead->st, stats);
 	*peak_queue = ahead->peak_queue;
-	*reopens = up_reader_reopens(ahead->rd);
+	up_reader_stats(ahead->rd, reopens, dropped);
 }
 
 /**

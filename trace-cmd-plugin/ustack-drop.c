@@ -19,7 +19,10 @@
  *	the heap, which MADV_DONTNEED would zero. So pages are dropped in
  *	batches, each after reading /proc/self/maps: only pages that are in a
  *	read-only mapping of the trace file still are.
+ *
+ * A kernel without madvise() (CONFIG_ADVISE_SYSCALLS off) keeps the pages.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,8 +75,12 @@ static void up_drop_batch(struct up_drop *drop)
 		if (!up_drop_map_line(drop, line, &start, &end))
 			continue;
 		for (; i < drop->nr && drop->batch[i] < end; i++) {
-			if (drop->batch[i] >= start && drop->batch[i] + drop->page_size <= end)
-				madvise((void *)drop->batch[i], drop->page_size, MADV_DONTNEED);
+			if (drop->batch[i] < start || drop->batch[i] + drop->page_size > end)
+				continue;
+			if (!madvise((void *)drop->batch[i], drop->page_size, MADV_DONTNEED))
+				drop->dropped++;
+			else if (errno == ENOSYS)
+				drop->off = true;	/* a kernel without madvise() */
 		}
 	}
 	fclose(maps);
@@ -135,6 +142,8 @@ void up_drop_left(struct up_drop *drop, int cpu, uintptr_t addr)
 	struct up_drop_lag *lag = &drop->lag[cpu];
 	uintptr_t old = lag->addr[lag->pos];
 
+	if (drop->off)
+		return;
 	lag->addr[lag->pos] = addr;
 	lag->pos = (lag->pos + 1) % UP_DROP_LAG;
 	if (!old)

@@ -107,6 +107,8 @@ struct up_drop {
 	struct up_drop_lag	*lag;		/* per CPU */
 	uintptr_t		batch[UP_DROP_BATCH];
 	size_t			nr;
+	unsigned long long	dropped;	/* pages dropped */
+	bool			off;		/* madvise() is not there */
 };
 
 int up_drop_init(struct up_drop *drop, const struct stat *st, size_t page_size,
@@ -126,7 +128,8 @@ struct tep_handle *up_reader_tep(struct up_reader *rd) __hidden;
 int up_reader_cpus(struct up_reader *rd) __hidden;
 const struct tep_record *up_reader_peek(struct up_reader *rd, int cpu) __hidden;
 struct tep_record *up_reader_take(struct up_reader *rd, int cpu) __hidden;
-unsigned long long up_reader_reopens(struct up_reader *rd) __hidden;
+void up_reader_stats(struct up_reader *rd, unsigned long long *reopens,
+		     unsigned long long *dropped) __hidden;
 
 /* ---- ustack-ahead.c: the second reader of the trace file ---- */
 
@@ -149,6 +152,7 @@ struct tep_handle *up_ahead_tep(struct up_ahead *ahead) __hidden;
 const struct up_result *up_ahead_lookup(struct up_ahead *ahead,
 					const struct tep_record *record) __hidden;
 void up_ahead_stats(struct up_ahead *ahead, struct ustack_stitch_stats *stats,
-		    size_t *peak_queue, unsigned long long *reopens) __hidden;
+		    size_t *peak_queue, unsigned long long *reopens,
+		    unsigned long long *dropped) __hidden;
 
 #endif /* _USTACK_PLUGIN_H */

@@ -307,12 +307,14 @@ struct tep_record *up_reader_take(struct up_reader *rd, int cpu)
 }
 
 /**
- * up_reader_reopens - how many times the file was opened again
+ * up_reader_stats - what the reader did to keep its memory bounded
  * @rd: the reader
- *
- * Return: the count.
+ * @reopens: how many times the file was opened again
+ * @dropped: how many pages of mappings of the file were dropped
  */
-unsigned long long up_reader_reopens(struct up_reader *rd)
+void up_reader_stats(struct up_reader *rd, unsigned long long *reopens,
+		     unsigned long long *dropped)
 {
-	return rd->reopens;
+	*reopens = rd->reopens;
+	*dropped = rd->drop.dropped;
 }

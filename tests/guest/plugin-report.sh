@@ -109,5 +109,46 @@ fi
 check "overrun: some stacks survived" test "$good" -gt 0
 check "overrun: no event without a line under it after a drop" test "$((good + lost))" -gt 0 -a \
 	"$(getppid_stacks /tmp/ov.txt | awk -F'|' '$3 == ""' | wc -l)" = 0
+
+# -- the read-ahead's reader (memory bounded): the file opened again every 4 KiB of
+# decompressed pages, with dropped events in the trace; a longer trace as file
+# version 6, whose pages it drops from memory, and opened again every 256 KiB.
+# Each gives exactly the output of the plain read-ahead.
+# same_report NAME FILE OPTIONS...: the output is that of "report FILE", and
+# stderr has a "file opened again"/"pages dropped" count above zero (which: $WANT)
+same_report() {
+	local name=$1 file=$2
+	shift 2
+	trace-cmd report -i "$file" > /tmp/same-a.txt 2>/dev/null
+	trace-cmd report -O ustack_stats "$@" -i "$file" > /tmp/same-b.txt 2>/tmp/same-b.err
+	if cmp -s /tmp/same-a.txt /tmp/same-b.txt &&
+	   grep -q "$WANT" /tmp/same-b.err; then
+		pass "$name"
+	else
+		fail "$name" "$(grep plugin_ustack /tmp/same-b.err) $(diff /tmp/same-a.txt /tmp/same-b.txt | head -n 4)"
+	fi
+}
+WANT='file opened again [1-9]'
+same_report "overrun, reopened every 4 KiB: the same output" /tmp/ov.dat -O ustack_reopen_kb=4
+trace-cmd record -q -b 16384 -o /tmp/long.dat -O user_stacktrace_deferred -e raw_syscalls \
+	-F $P/ustack-sample 10000 > /dev/null 2>&1
+trace-cmd convert -i /tmp/long.dat -o /tmp/long6.dat --file-version 6 --compression none \
+	> /dev/null 2>&1
+same_report "40 k records, reopened every 256 KiB: the same output" /tmp/long.dat \
+	-O ustack_reopen_kb=256
+# the kernel of the guest may have no madvise() (tinyconfig: ADVISE_SYSCALLS off)
+if python3 -c 'import mmap; mmap.mmap(-1, 4096).madvise(mmap.MADV_DONTNEED)' 2>/dev/null; then
+	WANT=' [1-9][0-9]* pages dropped'
+	same_report "40 k records, version 6, pages dropped: the same output" /tmp/long6.dat
+else
+	WANT=' 0 pages dropped'
+	same_report "40 k records, version 6, no madvise(): the same output" /tmp/long6.dat
+	skip "40 k records, version 6, pages dropped" "the kernel has no madvise()"
+fi
+check "40 k records, version 6 and 7: the same stacks" \
+	test "$(trace-cmd report -i /tmp/long.dat 2>/dev/null | grep -c '^ => ')" -gt 0 -a \
+	"$(trace-cmd report -i /tmp/long.dat 2>/dev/null | grep '^ => ' | md5sum)" = \
+	"$(trace-cmd report -i /tmp/long6.dat 2>/dev/null | grep '^ => ' | md5sum)"
+rm -f /tmp/long.dat /tmp/long6.dat /tmp/same-a.txt /tmp/same-b.txt
 trace_clear
 finish

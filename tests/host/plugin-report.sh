@@ -134,6 +134,30 @@ report -O ustack_stats -i "$DAT" > /dev/null
 check "ustack_stats: 4 events with a stack" \
 	grep -q 'plugin_ustack: 4 events, 4 with a stack, 0 lost' "$work/stderr"
 
+# -- the read-ahead's reader: the file opened again every page (ustack_reopen_kb=1), and
+# uncompressed files (version 6, and 7 without compression), whose pages it drops
+# from memory: each gives exactly report's output of the committed file
+report -O ustack_nosym -i "$DAT" > "$work/plain"
+report -O ustack_nosym -O ustack_reopen_kb=1 -O ustack_stats -i "$DAT" > "$work/reopen"
+check "ustack_reopen_kb=1: the file was opened again" \
+	grep -q 'file opened again [1-9][0-9]* times' "$work/stderr"
+check "ustack_reopen_kb=1: the same output as without reopening" \
+	cmp -s "$work/plain" "$work/reopen"
+for v in "6 none" "7 none"; do
+	set -- $v
+	trace-cmd convert -i "$DAT" -o "$work/v$1$2.dat" --file-version "$1" --compression "$2" \
+		> /dev/null 2>&1
+	report -O ustack_nosym -O ustack_reopen_kb=1 -O ustack_stats -i "$work/v$1$2.dat" \
+		> "$work/v$1$2.out"
+	check "file version $1, compression $2: the same output, never opened again" \
+		test -s "$work/v$1$2.out" -a "$(grep -c 'opened again 0 times' "$work/stderr")" = 1 -a \
+		"$(cmp -s "$work/plain" "$work/v$1$2.out" && echo same)" = same
+done
+report -O ustack_reopen_kb=-1 -i "$DAT" > "$work/badreopen"
+check "ustack_reopen_kb=-1: said, the default used" \
+	test "$(stacks "$work/badreopen" | wc -l)" = 4 -a \
+	"$(grep -c 'ustack_reopen_kb=-1 is not a non-negative number' "$work/stderr")" = 1
+
 # -- bad input: the plugin says what is wrong, and nothing crashes
 # said STATUS PATTERN: report exited without a signal, and said PATTERN on stderr
 said() { [ "$1" -lt 128 ] && grep -q "$2" "$work/stderr"; }
@@ -166,6 +190,15 @@ if command -v valgrind >/dev/null; then
 		pass "valgrind: no errors, no definite leaks"
 	else
 		fail "valgrind: no errors, no definite leaks" "$(head -c 400 "$work/vg")"
+	fi
+	# the same, reopening the file every page (the event formats outlive the handle)
+	if TRACEEVENT_PLUGIN_DIR=$PLUGIN_DIR valgrind -q --error-exitcode=99 \
+		--leak-check=full --errors-for-leak-kinds=definite \
+		trace-cmd report -O ustack_reopen_kb=1 -i "$DAT" >/dev/null 2>"$work/vg"; then
+		pass "valgrind, ustack_reopen_kb=1: no errors, no definite leaks"
+	else
+		fail "valgrind, ustack_reopen_kb=1: no errors, no definite leaks" \
+			"$(head -c 400 "$work/vg")"
 	fi
 else
 	skip "valgrind" "valgrind is not installed"
