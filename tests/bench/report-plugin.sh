@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # make bench: "trace-cmd report" with the trace-cmd plugin against without it,
-# on the same traces: time and peak memory, as ratios, and the peak memory at
-# two trace lengths (it must not grow with the trace).
+# on the same traces: time and peak memory, as ratios, and the memory the
+# plugin adds at two trace lengths (it must not grow with the trace).
 #
 #   tests/bench/report-plugin.sh            on the host: records the traces in
 #                                           a guest, then times report here
@@ -64,17 +64,21 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }'; }
 
 echo
 echo "trace-cmd report, output to /dev/null, best of $RUNS runs (host):"
-printf '%-10s %9s %-26s %8s %10s %8s %8s\n' trace records mode seconds "peak KB" time mem
+printf '%-10s %9s %-26s %8s %10s %8s %8s %9s\n' trace records mode seconds "peak KB" time mem \
+	"added KB"
 for n in $CALLS $((2 * CALLS)); do
 	f=$res/r$n.dat
 	recs=$(trace-cmd report -N -i "$f" 2>/dev/null | grep -vc '^cpus=')
 	read -r t0 m0 <<< "$(measure -- -i "$f")"
-	printf '%-10s %9s %-26s %8s %10s %8s %8s\n' "r$n" "$recs" "without the plugin" "$t0" "$m0" 1.00x 1.00x
+	printf '%-10s %9s %-26s %8s %10s %8s %8s %9s\n' "r$n" "$recs" "without the plugin" "$t0" "$m0" \
+		1.00x 1.00x 0
 	for mode in "" "-O ustack_nosym"; do
 		# shellcheck disable=SC2086
 		read -r t m <<< "$(measure TRACEEVENT_PLUGIN_DIR="$PLUGIN_DIR" -- $mode -i "$f")"
-		printf '%-10s %9s %-26s %8s %10s %8s %8s\n' "r$n" "$recs" \
-			"with the plugin${mode:+ $mode}" "$t" "$m" "$(ratio "$t" "$t0")" "$(ratio "$m" "$m0")"
+		# added KB: the plugin's own memory, which must not grow with the trace
+		printf '%-10s %9s %-26s %8s %10s %8s %8s %9s\n' "r$n" "$recs" \
+			"with the plugin${mode:+ $mode}" "$t" "$m" "$(ratio "$t" "$t0")" \
+			"$(ratio "$m" "$m0")" $((m - m0))
 	done
 	# what the read-ahead held: its bound, not the trace length; and that
 	# the plugin did give stacks (else the times above measure nothing)
