@@ -170,6 +170,34 @@ else
 fi
 trace_clear
 
+# A buffer that overwrites its oldest pages: the file entries of the first
+# stacks are long gone, yet every stack after the first file entry left in
+# the buffer finds the files it names in entries before it (written again
+# on the stack's CPU once that CPU's buffer lost entries).
+I=$T/instances/ustack-ov
+mkdir $I
+tw $I/buffer_size_kb 8
+tw $I/events/syscalls/sys_enter_getppid/enable 1
+tw $I/options/user_stacktrace_deferred 1
+taskset -c 0 "$SAMPLE" 3000 > /dev/null
+tw $I/tracing_on 0
+overrun=$(sed -n 's/^overrun: //p' $I/per_cpu/cpu0/stats)
+read -r stacks bad first < <(awk '
+	/user_unwind_file: / { p = $0; sub(/.* path=/, "", p); said[p] = 1; files = 1; next }
+	/user_unwind_stack: / { instack = files; if (files) stacks++; next }
+	/^ => / && instack { p = $2; sub(/\+0x[0-9a-f]*$/, "", p)
+		if (!(p in said)) { bad++; if (!first) first = p } next }
+	{ instack = 0 }
+	END { print stacks + 0, bad + 0, first }' $I/per_cpu/cpu0/trace)
+if [ "${overrun:-0}" -gt 0 ] && [ "$stacks" -gt 0 ] && [ "$bad" = 0 ]; then
+	pass "overwritten buffer: each stack's files are named before it"
+else
+	fail "overwritten buffer: each stack's files are named before it" \
+		"overrun ${overrun:-?}, $stacks stacks, $bad frames in files not named${first:+ (first: $first)}"
+fi
+echo 0 > $I/options/user_stacktrace_deferred
+rmdir $I
+
 # With userstacktrace also set, the deferred stack serves the events: no
 # in-place walk per event; alone, userstacktrace works as before.
 ustack_count() {	# OPTIONS...: userstack entries and deferred stacks of 3 calls
