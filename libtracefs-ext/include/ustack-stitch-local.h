@@ -55,8 +55,6 @@ void ustack_files_clear(struct ustack_files *files) __hidden;
 struct ustack_stack *ustack_stack_decode(struct ustack_files *files, unsigned long long cookie,
 					 int pid, unsigned int nr, unsigned int flags,
 					 const unsigned char *data, size_t size) __hidden;
-struct ustack_stack *ustack_stack_get(struct ustack_stack *stack) __hidden;
-void ustack_stack_put(struct ustack_stack *stack) __hidden;
 
 /* ---- ustack-records.c: the three entries in a trace ---- */
 
@@ -70,8 +68,18 @@ struct ustack_field {
  * What the stitcher needs of the event formats, found by name once.
  * The ids are -1 when the tep does not have the events.
  */
+/* The event of a type id, kept: tep_find_event() is a search once types alternate. */
+#define USTACK_TYPE_CACHE	64
+
+struct ustack_type_slot {
+	int			id;		/* -1: empty */
+	struct tep_event	*event;
+};
+
 struct ustack_formats {
 	struct tep_handle	*tep;
+	bool			swap;		/* the trace's byte order is not ours */
+	struct ustack_type_slot	types[USTACK_TYPE_CACHE];
 	struct ustack_field	common_type;
 	struct ustack_field	common_pid;
 	bool			have_common;
@@ -113,7 +121,7 @@ struct ustack_rec {
 };
 
 int ustack_formats_init(struct ustack_formats *fmt, struct tep_handle *tep) __hidden;
-void ustack_rec_read(const struct ustack_formats *fmt, struct tep_record *record,
+void ustack_rec_read(struct ustack_formats *fmt, struct tep_record *record,
 		     struct ustack_rec *rec) __hidden;
 
 /* ---- ustack-tasks.c: tasks and their kernel entries ---- */
@@ -134,7 +142,7 @@ struct ustack_entry {
 	enum ustack_lost	lost;
 	unsigned long long	cookie;
 	unsigned long long	missed_gen;	/* the stitcher's when it was made */
-	struct ustack_stack	*stack;
+	const struct ustack_stack *stack;
 };
 
 /* A task with a cookie: in the pid hash and in least recently used order. */
@@ -195,10 +203,16 @@ struct ustack_held {
 	bool			limit;
 	struct ustack_info	info;
 	struct ustack_entry	*entry;
-	struct ustack_stack	*stack;		/* a raw user_unwind_stack entry's */
+	const struct ustack_stack *stack;		/* a raw user_unwind_stack entry's */
 	size_t			bytes;
+	size_t			cap;		/* of data */
 	unsigned char		data[];
 };
+
+/* Held events let go are kept for the next ones, this many at most. */
+#define USTACK_HELD_SPARE	16
+/* The least data room of a held event (most records are smaller). */
+#define USTACK_HELD_MIN_CAP	128
 
 struct ustack_stitcher {
 	struct ustack_formats		fmt;
@@ -211,6 +225,8 @@ struct ustack_stitcher {
 	struct ustack_files		files;
 	struct ustack_held		*head;		/* oldest held event */
 	struct ustack_held		*tail;
+	struct ustack_held		*spare;		/* let go, for reuse */
+	unsigned int			nr_spare;
 	unsigned long long		missed_gen;	/* reports of missed events */
 	size_t				max_tasks;
 	size_t				max_held;
@@ -228,7 +244,7 @@ struct ustack_out {
 	int			cpu;
 	struct ustack_info	info;
 	struct ustack_entry	*entry;
-	struct ustack_stack	*stack;
+	const struct ustack_stack *stack;
 };
 
 /* A whole input fed to a stitcher by a driver (ustack-stitch-*.c). */
@@ -250,7 +266,7 @@ void ustack_cpus_reset(struct ustack_stitcher *st) __hidden;
 void ustack_on_cookie(struct ustack_stitcher *st, struct ustack_cpu *c,
 		      const struct ustack_rec *rec) __hidden;
 int ustack_on_stack(struct ustack_stitcher *st, const struct ustack_rec *rec,
-		    struct ustack_stack **raw) __hidden;
+		    const struct ustack_stack **raw) __hidden;
 int ustack_on_file(struct ustack_stitcher *st, const struct ustack_rec *rec) __hidden;
 int ustack_on_event(struct ustack_stitcher *st, struct ustack_cpu *c,
 		    const struct ustack_rec *rec, struct ustack_out *out) __hidden;

@@ -149,7 +149,8 @@ enum ustack_lost {
  *	is not known; for a raw user_unwind_cookie or user_unwind_stack entry,
  *	its cookie
  * @stack: for USTACK_STATE_STACK, and for a raw user_unwind_stack entry, the
- *	stack; else NULL. Valid during the callback only.
+ *	stack; else NULL. Valid during the callback only, unless the callback
+ *	takes a reference with ustack_stack_get().
  */
 struct ustack_info {
 	enum ustack_state		state;
@@ -222,6 +223,10 @@ int ustack_stitch_instance(struct tep_handle *tep, struct tracefs_instance *inst
 			   unsigned int flags, ustack_stitch_func callback, void *context);
 int ustack_stitch_tracecmd(struct tracecmd_input *handle, unsigned int flags,
 			   ustack_stitch_func callback, void *context);
+
+/* ustack-frames.c: a stack kept past the callback, its frames' paths and build-ids with it */
+const struct ustack_stack *ustack_stack_get(const struct ustack_stack *stack);
+void ustack_stack_put(const struct ustack_stack *stack);
 
 /* ustack-stitch-format.c: frames and stacks as text */
 int ustack_frame_format(struct ustack_symbolizer *sym, const struct ustack_frame *frame,

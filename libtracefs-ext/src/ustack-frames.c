@@ -242,12 +242,17 @@ struct ustack_stack *ustack_stack_decode(struct ustack_files *files, unsigned lo
 }
 
 /**
- * ustack_stack_get - take another reference to a stack
- * @stack: from ustack_stack_decode()
+ * ustack_stack_get - keep a stack past the callback it was handed to
+ * @stack: a stack the stitcher handed back (struct ustack_info)
  *
- * Return: @stack
+ * The stack, its frames and their paths and build-ids stay valid until
+ * ustack_stack_put(), whatever the stitcher does meanwhile (even after
+ * ustack_stitcher_free()): a caller can tell two kept stacks' files apart by
+ * their path pointers.
+ *
+ * Return: @stack, with one more reference.
  */
-struct ustack_stack *ustack_stack_get(struct ustack_stack *stack)
+const struct ustack_stack *ustack_stack_get(const struct ustack_stack *stack)
 {
 	container_of(stack, struct ustack_stack_ref, stack)->refs++;
 	return stack;
@@ -255,9 +260,9 @@ struct ustack_stack *ustack_stack_get(struct ustack_stack *stack)
 
 /**
  * ustack_stack_put - drop a reference to a stack, freeing it with the last
- * @stack: from ustack_stack_decode(); NULL is allowed
+ * @stack: from ustack_stack_get() (or the stitcher's own); NULL is allowed
  */
-void ustack_stack_put(struct ustack_stack *stack)
+void ustack_stack_put(const struct ustack_stack *stack)
 {
 	struct ustack_stack_ref *ref;
 	unsigned int i;

@@ -13,6 +13,10 @@
  * The queue is bounded: when it holds more events or more bytes than the
  * limits, its oldest event is let go as lost (USTACK_LOST_LIMIT); the later
  * events of the same kernel entry still wait for the stack.
+ *
+ * In a trace where every event waits for its stack, every event is held
+ * once: the memory of the last few let go (USTACK_HELD_SPARE) is kept for
+ * the next ones, sparing a malloc() and free() per event.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -70,7 +74,34 @@ static void ustack_held_free(struct ustack_stitcher *st, struct ustack_held *h)
 	st->stats.held_bytes -= h->bytes;
 	ustack_entry_put(h->entry);
 	ustack_stack_put(h->stack);
-	free(h);
+	if (st->nr_spare >= USTACK_HELD_SPARE) {
+		free(h);
+		return;
+	}
+	h->next = st->spare;
+	st->spare = h;
+	st->nr_spare++;
+}
+
+/* Room for an event with size bytes of data: a spare one, or new. */
+static struct ustack_held *ustack_held_alloc(struct ustack_stitcher *st, size_t size)
+{
+	struct ustack_held *h = st->spare;
+	size_t cap;
+
+	if (h && h->cap >= size) {
+		st->spare = h->next;
+		st->nr_spare--;
+		cap = h->cap;
+	} else {
+		cap = size > USTACK_HELD_MIN_CAP ? size : USTACK_HELD_MIN_CAP;
+		h = malloc(sizeof(*h) + cap);
+		if (!h)
+			return NULL;
+	}
+	memset(h, 0, sizeof(*h));
+	h->cap = cap;
+	return h;
 }
 
 /**
@@ -107,10 +138,9 @@ static struct ustack_held *ustack_hold(struct ustack_stitcher *st, const struct 
 	struct ustack_stitch_stats *stats = &st->stats;
 	struct ustack_held *h;
 
-	h = malloc(sizeof(*h) + size);
+	h = ustack_held_alloc(st, size);
 	if (!h)
 		return NULL;
-	memset(h, 0, sizeof(*h));
 	h->event = out->event;
 	h->cpu = out->cpu;
 	h->info = out->info;
@@ -195,6 +225,8 @@ int ustack_hand_back(struct ustack_stitcher *st, const struct ustack_out *out)
 /**
  * ustack_held_clear - drop every held event without handing it back
  * @st: the stitcher
+ *
+ * The memory kept for the next held events is freed too.
  */
 void ustack_held_clear(struct ustack_stitcher *st)
 {
@@ -205,4 +237,9 @@ void ustack_held_clear(struct ustack_stitcher *st)
 		ustack_held_free(st, h);
 	}
 	st->tail = NULL;
+	while ((h = st->spare)) {
+		st->spare = h->next;
+		free(h);
+	}
+	st->nr_spare = 0;
 }

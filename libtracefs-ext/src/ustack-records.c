@@ -8,6 +8,10 @@
  * Every read is checked against the record's size: a record too short for
  * its fields, a path without its NUL, or a build-id size larger than its
  * field is malformed, never read past.
+ *
+ * Every record of a trace passes here, so a record costs little: numbers in
+ * the machine's byte order are read directly, and the event of a type id is
+ * kept in a small table (tep_find_event() searches once types alternate).
  */
 #include <errno.h>
 #include <string.h>
@@ -87,8 +91,13 @@ int ustack_formats_init(struct ustack_formats *fmt, struct tep_handle *tep)
 {
 	struct tep_event *any;
 
+	unsigned int i;
+
 	memset(fmt, 0, sizeof(*fmt));
 	fmt->tep = tep;
+	fmt->swap = tep_is_file_bigendian(tep) != tep_is_local_bigendian(tep);
+	for (i = 0; i < USTACK_TYPE_CACHE; i++)
+		fmt->types[i].id = -1;
 	fmt->cookie_id = fmt->stack_id = fmt->file_id = -1;
 
 	/* every event has the common fields; the first one tells where they are */
@@ -113,7 +122,44 @@ static bool ustack_fits(const struct ustack_field *field, size_t size)
 static unsigned long long ustack_read(const struct ustack_formats *fmt, const void *data,
 				      const struct ustack_field *field)
 {
-	return tep_read_number(fmt->tep, (const char *)data + field->offset, field->size);
+	const char *ptr = (const char *)data + field->offset;
+	uint16_t u16;
+	uint32_t u32;
+	uint64_t u64;
+
+	if (fmt->swap)
+		return tep_read_number(fmt->tep, ptr, field->size);
+	switch (field->size) {
+	case 1:
+		return *(const uint8_t *)ptr;
+	case 2:
+		memcpy(&u16, ptr, 2);
+		return u16;
+	case 4:
+		memcpy(&u32, ptr, 4);
+		return u32;
+	case 8:
+		memcpy(&u64, ptr, 8);
+		return u64;
+	default:
+		return tep_read_number(fmt->tep, ptr, field->size);
+	}
+}
+
+/* The event of a type id; a miss is looked up and kept (an unknown id is not). */
+static struct tep_event *ustack_type_event(struct ustack_formats *fmt, int type)
+{
+	struct ustack_type_slot *slot = &fmt->types[(unsigned int)type % USTACK_TYPE_CACHE];
+	struct tep_event *event;
+
+	if (slot->id == type)
+		return slot->event;
+	event = tep_find_event(fmt->tep, type);
+	if (event) {
+		slot->id = type;
+		slot->event = event;
+	}
+	return event;
 }
 
 static void ustack_rec_stack(const struct ustack_formats *fmt, const unsigned char *data,
@@ -170,7 +216,7 @@ static void ustack_rec_file(const struct ustack_formats *fmt, const unsigned cha
  * A record too short for the common fields reads as an event without a
  * tep_event (and pid -1).
  */
-void ustack_rec_read(const struct ustack_formats *fmt, struct tep_record *record,
+void ustack_rec_read(struct ustack_formats *fmt, struct tep_record *record,
 		     struct ustack_rec *rec)
 {
 	size_t size = record->size > 0 ? (size_t)record->size : 0;
@@ -186,7 +232,7 @@ void ustack_rec_read(const struct ustack_formats *fmt, struct tep_record *record
 
 	type = ustack_read(fmt, data, &fmt->common_type);
 	rec->pid = (int)ustack_read(fmt, data, &fmt->common_pid);
-	rec->event = tep_find_event(fmt->tep, type);
+	rec->event = ustack_type_event(fmt, type);
 
 	if (fmt->cookie_id < 0)
 		return;

@@ -169,7 +169,7 @@ void ustack_on_cookie(struct ustack_stitcher *st, struct ustack_cpu *c,
  * Return: 0; -1 with errno ENOMEM.
  */
 int ustack_on_stack(struct ustack_stitcher *st, const struct ustack_rec *rec,
-		    struct ustack_stack **raw)
+		    const struct ustack_stack **raw)
 {
 	struct ustack_entry *entry = NULL;
 	struct ustack_stack *stack;

@@ -35,7 +35,7 @@
  */
 int ustack_stitcher_add(struct ustack_stitcher *st, struct tep_record *record, int cpu)
 {
-	struct ustack_stack *raw = NULL;
+	const struct ustack_stack *raw = NULL;
 	struct ustack_out out;
 	struct ustack_rec rec;
 	struct ustack_cpu *c;

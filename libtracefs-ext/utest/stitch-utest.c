@@ -356,6 +356,116 @@ static void test_flush_restart(void)
 	ut_end(&t);
 }
 
+static const size_t ut_extra[] = { 0, 400, 0, 0, 1000, 8, 0, 300, 0 };
+
+struct ut_sizes {
+	size_t	base;		/* the size of a function event */
+	size_t	nr;		/* events handed back */
+	size_t	bad;		/* of those, not as they were fed */
+};
+
+/* The i-th event is base + ut_extra[i] bytes, its padding all bytes i. */
+static int ut_check_size(struct tep_event *event, struct tep_record *record, int cpu,
+			 const struct ustack_info *info, void *context)
+{
+	struct ut_sizes *sz = context;
+	const unsigned char *data = record->data;
+	size_t i = sz->nr++, j;
+
+	(void)event, (void)cpu;
+	if (i >= UT_ARRAY_SIZE(ut_extra) || info->state != USTACK_STATE_STACK ||
+	    (size_t)record->size != sz->base + ut_extra[i]) {
+		sz->bad++;
+		return 0;
+	}
+	for (j = sz->base; j < (size_t)record->size; j++) {
+		if (data[j] != i) {
+			sz->bad++;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* Events of every size held in turn (the memory of one reused for the next), each whole. */
+static void test_held_sizes(void)
+{
+	struct ut_sizes sz = { 0 };
+	struct ut_trace t;
+	size_t i, size;
+
+	if (!ut_start(&t, UT_FORMATS_ALL, 0))
+		return;
+	ustack_stitcher_free(t.st);
+	t.st = ustack_stitcher_alloc(t.tep, 0, ut_check_size, &sz);
+	if (!UT_CHECK(t.st, "ustack_stitcher_alloc: %s", strerror(errno))) {
+		ut_end(&t);
+		return;
+	}
+	ut_sample_files(&t, 0);
+	for (i = 0; i < UT_ARRAY_SIZE(ut_extra); i++) {
+		/* one kernel entry per event: each is held until its stack */
+		ut_cookie(&t, 0, P, K1 + 2 * i);
+		size = ut_rec_event(t.buf, P, i + 1);
+		sz.base = size;
+		memset(t.buf + size, (int)i, ut_extra[i]);
+		ut_add(&t, 0, size + ut_extra[i]);
+		ut_stack(&t, 0, P, K1 + 2 * i, ut_sample, 5);
+	}
+	UT_CHECK(sz.nr == UT_ARRAY_SIZE(ut_extra) && !sz.bad, "%zu events back, %zu wrong",
+		 sz.nr, sz.bad);
+	ut_end(&t);
+}
+
+static int ut_keep(struct tep_event *event, struct tep_record *record, int cpu,
+		   const struct ustack_info *info, void *context)
+{
+	const struct ustack_stack **kept = context;
+
+	(void)event, (void)record, (void)cpu;
+	if (info->stack && !*kept)
+		*kept = ustack_stack_get(info->stack);
+	return 0;
+}
+
+/* A stack kept past the callback outlives the stitcher, paths and build-ids with it. */
+static void test_stack_kept(void)
+{
+	const struct ustack_stack *kept = NULL;
+	char text[512];
+	struct ut_trace t;
+	int len;
+
+	if (!ut_start(&t, UT_FORMATS_ALL, 0))
+		return;
+	ustack_stitcher_free(t.st);
+	t.st = ustack_stitcher_alloc(t.tep, 0, ut_keep, &kept);
+	if (!UT_CHECK(t.st, "ustack_stitcher_alloc: %s", strerror(errno))) {
+		ut_end(&t);
+		return;
+	}
+	ut_cookie(&t, 0, P, K1);
+	ut_sample_files(&t, 0);
+	ut_event(&t, 0, P, 1);
+	ut_stack(&t, 0, P, K1, ut_sample, 5);
+	/* the files are named again: the kept stack still has the old ones */
+	ut_file(&t, 0, 1, "/lib/other.so");
+	ut_file(&t, 0, 2, "/usr/bin/other");
+	ustack_stitcher_flush(t.st);
+	ut_end(&t);
+	if (!UT_CHECK(kept, "no stack was handed back"))
+		return;
+	UT_CHECK(kept->nr == 5 && kept->cookie == K1, "nr %u cookie %llx", kept->nr,
+		 kept->cookie);
+	len = ustack_stack_format(NULL, kept, text, sizeof(text));
+	if (UT_CHECK(len > 0, "ustack_stack_format: %d", len))
+		UT_CHECK_STR(text, ut_sample_text);
+	UT_CHECK(ustack_stack_get(kept) == kept, "ustack_stack_get returns its stack");
+	ustack_stack_put(kept);
+	ustack_stack_put(kept);
+	ustack_stack_put(NULL);
+}
+
 /* The shared library exports the control and stitcher API, and none of its insides. */
 static void test_exports(void)
 {
@@ -364,7 +474,7 @@ static void test_exports(void)
 		"ustack_deferred_is_enabled", "ustack_stitcher_alloc", "ustack_stitcher_free",
 		"ustack_stitcher_set_limits", "ustack_stitcher_add", "ustack_stitcher_flush",
 		"ustack_stitcher_stats", "ustack_stitch_instance", "ustack_stitch_tracecmd",
-		"ustack_frame_format", "ustack_stack_format",
+		"ustack_frame_format", "ustack_stack_format", "ustack_stack_get", "ustack_stack_put",
 	};
 	static const char * const hidden[] = {
 		"ustack_uleb128", "ustack_stack_decode", "ustack_files_set", "ustack_rec_read",
@@ -389,5 +499,7 @@ void utest_stitch_register(void)
 	CU_add_test(suite, "raw", test_raw);
 	CU_add_test(suite, "stop", test_stop);
 	CU_add_test(suite, "flush_restart", test_flush_restart);
+	CU_add_test(suite, "held_sizes", test_held_sizes);
+	CU_add_test(suite, "stack_kept", test_stack_kept);
 	CU_add_test(suite, "exports", test_exports);
 }
