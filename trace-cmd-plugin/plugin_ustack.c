@@ -331,13 +331,43 @@ static unsigned long long up_num(struct tep_format_field *field, const struct te
 	return val;
 }
 
+/*
+ * Numbers as text without printf: a cookie entry and a stack entry come
+ * with every kernel entry, and vsnprintf() costs more than the rest of
+ * their printing.
+ */
+static char *up_put_str(char *p, const char *str)
+{
+	while (*str)
+		*p++ = *str++;
+	return p;
+}
+
+static char *up_put_num(char *p, unsigned long long val, unsigned int base)
+{
+	char digits[24];
+	int n = 0;
+
+	do {
+		digits[n++] = "0123456789abcdef"[val % base];
+		val /= base;
+	} while (val);
+	while (n)
+		*p++ = digits[--n];
+	return p;
+}
+
 static int up_cookie_handler(struct trace_seq *s, struct tep_record *record,
 			     struct tep_event *event, void *context)
 {
 	struct tep_format_field **f = up_entry_fields(context, UP_E_COOKIE, event);
+	char buf[48], *p = buf;
 
 	up_wrap_all(context);
-	trace_seq_printf(s, "cookie=0x%llx", up_num(f[UP_F_COOKIE], record));
+	p = up_put_str(p, "cookie=0x");
+	p = up_put_num(p, up_num(f[UP_F_COOKIE], record), 16);
+	*p = '\0';
+	trace_seq_puts(s, buf);
 	return 0;
 }
 
@@ -348,12 +378,19 @@ static int up_stack_handler(struct trace_seq *s, struct tep_record *record,
 	unsigned int flags = up_num(f[UP_F_FLAGS], record);
 	struct up_plugin *plugin = context;
 	const struct up_result *res;
+	char buf[96], *p = buf;
 
 	up_wrap_all(plugin);
-	trace_seq_printf(s, "cookie=0x%llx frames=%llu%s%s", up_num(f[UP_F_COOKIE], record),
-			 up_num(f[UP_F_NR], record),
-			 flags & USTACK_STACK_TRUNCATED ? " truncated" : "",
-			 flags & USTACK_STACK_NO_STACK ? " no-stack" : "");
+	p = up_put_str(p, "cookie=0x");
+	p = up_put_num(p, up_num(f[UP_F_COOKIE], record), 16);
+	p = up_put_str(p, " frames=");
+	p = up_put_num(p, up_num(f[UP_F_NR], record), 10);
+	if (flags & USTACK_STACK_TRUNCATED)
+		p = up_put_str(p, " truncated");
+	if (flags & USTACK_STACK_NO_STACK)
+		p = up_put_str(p, " no-stack");
+	*p = '\0';
+	trace_seq_puts(s, buf);
 	if (!plugin->raw || !plugin->ahead)
 		return 0;
 	res = up_ahead_lookup(plugin->ahead, record);

@@ -55,7 +55,8 @@ static void up_result_release(struct up_result *res)
 
 static struct up_result *up_queue_at(struct up_ahead *ahead, size_t i)
 {
-	return &ahead->queue[(ahead->queue_head + i) % ahead->queue_size];
+	/* the size is a power of two */
+	return &ahead->queue[(ahead->queue_head + i) & (ahead->queue_size - 1)];
 }
 
 static int up_queue_grow(struct up_ahead *ahead)
@@ -84,7 +85,7 @@ static void up_queue_pop(struct up_ahead *ahead, struct up_result *into)
 		*into = *res;
 	else
 		up_result_release(res);
-	ahead->queue_head = (ahead->queue_head + 1) % ahead->queue_size;
+	ahead->queue_head = (ahead->queue_head + 1) & (ahead->queue_size - 1);
 	ahead->queue_len--;
 }
 

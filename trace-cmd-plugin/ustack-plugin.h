@@ -62,14 +62,14 @@ const char *up_line_get(struct up_lines *lines, const struct ustack_frame *frame
 
 /*
  * The frames of one stack as the text printed under an event: a line
- * "\n => frame" per frame; shared by reference.
+ * "\n => frame" per frame; shared by reference, by every stack with the
+ * same frames.
  */
 struct up_text {
-	unsigned int		refs;
-	unsigned long long	cookie;
-	int			pid;
-	size_t			len;
-	char			text[];
+	unsigned int			refs;
+	const struct ustack_stack	*stack;	/* kept: the files of its frames stay */
+	size_t				len;
+	char				text[];
 };
 
 #define UP_TEXT_CACHE	64
@@ -82,6 +82,7 @@ struct up_texts {
 	size_t				len;
 	size_t				size;
 	bool				failed;	/* out of memory while making it */
+	bool				unread;	/* a frame of it could not be read */
 };
 
 int up_texts_init(struct up_texts *texts, bool symbols, const char *debug_dir) __hidden;

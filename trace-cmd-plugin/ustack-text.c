@@ -6,13 +6,18 @@
  *
  *	 => ustack_lib_inner+0x25 (/usr/lib/libustack-sample.so)
  *
- * The text is made once per stack, when the read-ahead meets it, and shared
- * by every event of the same kernel entry (the events of one entry usually
- * come close together); a small cache by cookie finds it again. It is made
- * of the lines of its frames, which are symbolized once and kept for the
+ * The text of a stack is shared by every event of its kernel entry, and by
+ * the later entries with the same frames (a program calls the kernel from a
+ * few places): a small cache finds it by the frames. Each cached text keeps
+ * the stack it was made for (ustack_stack_get()), so the files of its frames
+ * stay: a frame of a later stack is the same as a cached one when the file
+ * id, the offset, and the path and build-id pointers (the file entry of the
+ * stitcher) are equal, with no string compared. A text not found is made of
+ * the lines of its frames, which are symbolized once and kept for the
  * stacks of later entries (ustack-lines.c).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +106,7 @@ static void up_put_frame(struct up_texts *texts, const struct ustack_frame *fram
 	}
 	snprintf(why, sizeof(why), "\n => [frame not readable: %s]", strerror(errno));
 	up_put_str(texts, why);
+	texts->unread = true;
 }
 
 static struct up_text *up_text_make(struct up_texts *texts, const struct ustack_stack *stack)
@@ -110,6 +116,7 @@ static struct up_text *up_text_make(struct up_texts *texts, const struct ustack_
 
 	texts->len = 0;
 	texts->failed = false;
+	texts->unread = false;
 	if (stack->flags & USTACK_STACK_NO_STACK)
 		up_put_str(texts, "\n => [no user stack: it could not be walked]");
 	for (i = 0; i < stack->nr; i++)
@@ -125,13 +132,46 @@ static struct up_text *up_text_make(struct up_texts *texts, const struct ustack_
 	if (!text)
 		return NULL;
 	text->refs = 1;
-	text->cookie = stack->cookie;
-	text->pid = stack->pid;
+	text->stack = ustack_stack_get(stack);
 	text->len = texts->len;
 	if (texts->len)
 		memcpy(text->text, texts->buf, texts->len);
 	text->text[texts->len] = '\0';
 	return text;
+}
+
+/* Where a stack's text is in the cache: by its frames and their files. */
+static unsigned int up_text_slot(const struct ustack_stack *stack)
+{
+	unsigned long long h = stack->nr ^ ((unsigned long long)stack->flags << 32);
+	const struct ustack_frame *f;
+	unsigned int i;
+
+	for (i = 0; i < stack->nr; i++) {
+		f = &stack->frames[i];
+		h ^= f->offset ^ ((unsigned long long)f->file_id << 48) ^ (uintptr_t)f->path;
+		h *= 0x9e3779b97f4a7c15ULL;
+	}
+	return (h ^ (h >> 32)) % UP_TEXT_CACHE;
+}
+
+/* The same frames, of the same file entries (a kept stack's entries are not reused). */
+static bool up_text_same(const struct ustack_stack *a, const struct ustack_stack *b)
+{
+	const struct ustack_frame *fa, *fb;
+	unsigned int i;
+
+	if (a->nr != b->nr || a->flags != b->flags)
+		return false;
+	for (i = 0; i < a->nr; i++) {
+		fa = &a->frames[i];
+		fb = &b->frames[i];
+		if (fa->offset != fb->offset || fa->file_id != fb->file_id ||
+		    fa->path != fb->path || fa->build_id != fb->build_id ||
+		    fa->build_id_size != fb->build_id_size)
+			return false;
+	}
+	return true;
 }
 
 /**
@@ -144,11 +184,10 @@ static struct up_text *up_text_make(struct up_texts *texts, const struct ustack_
  */
 struct up_text *up_text_get(struct up_texts *texts, const struct ustack_stack *stack)
 {
-	unsigned long long h = stack->cookie ^ (stack->cookie >> 29) ^ (unsigned int)stack->pid;
-	struct up_text **slot = &texts->cache[h % UP_TEXT_CACHE];
+	struct up_text **slot = &texts->cache[up_text_slot(stack)];
 	struct up_text *text = *slot;
 
-	if (text && text->cookie == stack->cookie && text->pid == stack->pid) {
+	if (text && up_text_same(text->stack, stack)) {
 		text->refs++;
 		return text;
 	}
@@ -157,6 +196,9 @@ struct up_text *up_text_get(struct up_texts *texts, const struct ustack_stack *s
 		errno = ENOMEM;
 		return NULL;
 	}
+	/* the next stack with its frames tries to read them again */
+	if (texts->unread)
+		return text;
 	up_text_put(*slot);
 	*slot = text;
 	text->refs++;
@@ -169,6 +211,8 @@ struct up_text *up_text_get(struct up_texts *texts, const struct ustack_stack *s
  */
 void up_text_put(struct up_text *text)
 {
-	if (text && !--text->refs)
-		free(text);
+	if (!text || --text->refs)
+		return;
+	ustack_stack_put(text->stack);
+	free(text);
 }
