@@ -208,9 +208,11 @@ struct ustack_stack *ustack_stack_decode(struct ustack_files *files, unsigned lo
 
 	/* every frame takes a byte at least */
 	room = nr < size ? nr : size;
-	ref = calloc(1, sizeof(*ref) + room * (sizeof(ref->frames[0]) + sizeof(ref->files[0])));
+	/* not zeroed: one per kernel entry; every frame decoded is set whole */
+	ref = malloc(sizeof(*ref) + room * (sizeof(ref->frames[0]) + sizeof(ref->files[0])));
 	if (!ref)
 		return NULL;
+	memset(ref, 0, sizeof(*ref));
 	ref->refs = 1;
 	ref->files = (struct ustack_tfile **)(ref->frames + room);
 	ref->stack.cookie = cookie;
@@ -226,6 +228,10 @@ struct ustack_stack *ustack_stack_decode(struct ustack_files *files, unsigned lo
 		}
 		ref->frames[i].file_id = id;
 		ref->frames[i].offset = offset;
+		ref->frames[i].path = NULL;
+		ref->frames[i].build_id = NULL;
+		ref->frames[i].build_id_size = 0;
+		ref->files[i] = NULL;
 		f = ustack_files_lookup(files, id);
 		if (f) {
 			f->refs++;
