@@ -110,6 +110,7 @@ static const char * const up_field_names[UP_NR_FIELDS] = {
 /* The fields of one entry, looked up by name when it first prints (NULL: not in it). */
 struct up_fields {
 	struct tep_event	*event;
+	bool			swap;	/* the trace's byte order is not ours */
 	struct tep_format_field	*field[UP_NR_FIELDS];
 };
 
@@ -307,8 +308,8 @@ static int up_event_handler(struct trace_seq *s, struct tep_record *record,
 }
 
 /* The fields of an entry of the plugin; looked up again only if its event changed. */
-static struct tep_format_field **up_entry_fields(struct up_plugin *plugin, unsigned int entry,
-						 struct tep_event *event)
+static struct up_fields *up_entry_fields(struct up_plugin *plugin, unsigned int entry,
+					 struct tep_event *event)
 {
 	struct up_fields *fields = &plugin->fields[entry];
 	unsigned int i;
@@ -316,19 +317,48 @@ static struct tep_format_field **up_entry_fields(struct up_plugin *plugin, unsig
 	if (fields->event != event) {
 		for (i = 0; i < UP_NR_FIELDS; i++)
 			fields->field[i] = tep_find_field(event, up_field_names[i]);
+		fields->swap = tep_is_file_bigendian(event->tep) !=
+			       tep_is_local_bigendian(event->tep);
 		fields->event = event;
 	}
-	return fields->field;
+	return fields;
 }
 
-/* A number field of a record; 0 when the entry has no such field or the record is short. */
-static unsigned long long up_num(struct tep_format_field *field, const struct tep_record *record)
+/*
+ * A number field of a record; 0 when the entry has no such field or the
+ * record is short. Read directly in the machine's byte order (once per
+ * kernel entry or more, tep_read_number_field() shows).
+ */
+static unsigned long long up_num(const struct up_fields *fields, unsigned int i,
+				 const struct tep_record *record)
 {
+	const struct tep_format_field *field = fields->field[i];
 	unsigned long long val = 0;
+	const char *ptr;
+	uint16_t u16;
+	uint32_t u32;
 
-	if (field && field->offset + field->size <= record->size)
-		tep_read_number_field(field, record->data, &val);
-	return val;
+	if (!field || field->offset + field->size > record->size)
+		return 0;
+	ptr = (const char *)record->data + field->offset;
+	if (fields->swap) {
+		tep_read_number_field((struct tep_format_field *)field, record->data, &val);
+		return val;
+	}
+	switch (field->size) {
+	case 1:
+		return *(const uint8_t *)ptr;
+	case 2:
+		memcpy(&u16, ptr, 2);
+		return u16;
+	case 4:
+		memcpy(&u32, ptr, 4);
+		return u32;
+	case 8:
+		memcpy(&val, ptr, 8);
+		return val;
+	}
+	return 0;
 }
 
 /*
@@ -360,12 +390,12 @@ static char *up_put_num(char *p, unsigned long long val, unsigned int base)
 static int up_cookie_handler(struct trace_seq *s, struct tep_record *record,
 			     struct tep_event *event, void *context)
 {
-	struct tep_format_field **f = up_entry_fields(context, UP_E_COOKIE, event);
+	struct up_fields *f = up_entry_fields(context, UP_E_COOKIE, event);
 	char buf[48], *p = buf;
 
 	up_wrap_all(context);
 	p = up_put_str(p, "cookie=0x");
-	p = up_put_num(p, up_num(f[UP_F_COOKIE], record), 16);
+	p = up_put_num(p, up_num(f, UP_F_COOKIE, record), 16);
 	*p = '\0';
 	trace_seq_puts(s, buf);
 	return 0;
@@ -374,17 +404,17 @@ static int up_cookie_handler(struct trace_seq *s, struct tep_record *record,
 static int up_stack_handler(struct trace_seq *s, struct tep_record *record,
 			    struct tep_event *event, void *context)
 {
-	struct tep_format_field **f = up_entry_fields(context, UP_E_STACK, event);
-	unsigned int flags = up_num(f[UP_F_FLAGS], record);
+	struct up_fields *f = up_entry_fields(context, UP_E_STACK, event);
+	unsigned int flags = up_num(f, UP_F_FLAGS, record);
 	struct up_plugin *plugin = context;
 	const struct up_result *res;
 	char buf[96], *p = buf;
 
 	up_wrap_all(plugin);
 	p = up_put_str(p, "cookie=0x");
-	p = up_put_num(p, up_num(f[UP_F_COOKIE], record), 16);
+	p = up_put_num(p, up_num(f, UP_F_COOKIE, record), 16);
 	p = up_put_str(p, " frames=");
-	p = up_put_num(p, up_num(f[UP_F_NR], record), 10);
+	p = up_put_num(p, up_num(f, UP_F_NR, record), 10);
 	if (flags & USTACK_STACK_TRUNCATED)
 		p = up_put_str(p, " truncated");
 	if (flags & USTACK_STACK_NO_STACK)
@@ -402,16 +432,16 @@ static int up_stack_handler(struct trace_seq *s, struct tep_record *record,
 static int up_file_handler(struct trace_seq *s, struct tep_record *record,
 			   struct tep_event *event, void *context)
 {
-	struct tep_format_field **f = up_entry_fields(context, UP_E_FILE, event);
-	struct tep_format_field *path = f[UP_F_PATH], *bid = f[UP_F_BUILD_ID];
-	unsigned int bid_size = up_num(f[UP_F_BUILD_ID_SIZE], record);
+	struct up_fields *f = up_entry_fields(context, UP_E_FILE, event);
+	struct tep_format_field *path = f->field[UP_F_PATH], *bid = f->field[UP_F_BUILD_ID];
+	unsigned int bid_size = up_num(f, UP_F_BUILD_ID_SIZE, record);
 	struct up_plugin *plugin = context;
 	const unsigned char *data = record->data;
 	int len = 0;
 	unsigned int i;
 
 	up_wrap_all(plugin);
-	trace_seq_printf(s, "id=%llu", up_num(f[UP_F_ID], record));
+	trace_seq_printf(s, "id=%llu", up_num(f, UP_F_ID, record));
 	if (plugin->raw && bid && bid_size <= (unsigned int)bid->size &&
 	    bid->offset + bid_size <= (unsigned int)record->size) {
 		trace_seq_puts(s, " build_id=");
