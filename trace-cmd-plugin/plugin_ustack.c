@@ -110,7 +110,6 @@ static const char * const up_field_names[UP_NR_FIELDS] = {
 /* The fields of one entry, looked up by name when it first prints (NULL: not in it). */
 struct up_fields {
 	struct tep_event	*event;
-	bool			swap;	/* the trace's byte order is not ours */
 	struct tep_format_field	*field[UP_NR_FIELDS];
 };
 
@@ -317,48 +316,22 @@ static struct up_fields *up_entry_fields(struct up_plugin *plugin, unsigned int 
 	if (fields->event != event) {
 		for (i = 0; i < UP_NR_FIELDS; i++)
 			fields->field[i] = tep_find_field(event, up_field_names[i]);
-		fields->swap = tep_is_file_bigendian(event->tep) !=
-			       tep_is_local_bigendian(event->tep);
 		fields->event = event;
 	}
 	return fields;
 }
 
-/*
- * A number field of a record; 0 when the entry has no such field or the
- * record is short. Read directly in the machine's byte order (once per
- * kernel entry or more, tep_read_number_field() shows).
- */
+/* A number field of a record; 0 when the entry has no such field or the record is short. */
 static unsigned long long up_num(const struct up_fields *fields, unsigned int i,
 				 const struct tep_record *record)
 {
 	const struct tep_format_field *field = fields->field[i];
 	unsigned long long val = 0;
-	const char *ptr;
-	uint16_t u16;
-	uint32_t u32;
 
 	if (!field || field->offset + field->size > record->size)
 		return 0;
-	ptr = (const char *)record->data + field->offset;
-	if (fields->swap) {
-		tep_read_number_field((struct tep_format_field *)field, record->data, &val);
-		return val;
-	}
-	switch (field->size) {
-	case 1:
-		return *(const uint8_t *)ptr;
-	case 2:
-		memcpy(&u16, ptr, 2);
-		return u16;
-	case 4:
-		memcpy(&u32, ptr, 4);
-		return u32;
-	case 8:
-		memcpy(&val, ptr, 8);
-		return val;
-	}
-	return 0;
+	tep_read_number_field((struct tep_format_field *)field, record->data, &val);
+	return val;
 }
 
 /*
