@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Deferred stacks across exec and exit, events in interrupt context and of
-# kernel threads, and the option toggled, instances removed and tasks
+# Deferred stacks across exec and exit, events in interrupt and NMI context
+# and of kernel threads, and the option toggled, instances removed and tasks
 # killed while stacks are pending: right stack or none, never a wrong one,
 # no crash (the debug kernel's KASAN, lockdep and kmemleak watch too).
 # kernels: normal debug
@@ -100,6 +100,47 @@ if [ "$kt" -gt 0 ] && [ -z "$bad" ]; then
 	pass "kernel threads' and idle's events ($kt) carry no cookie"
 else
 	fail "kernel threads' and idle's events ($kt) carry no cookie" "$bad"
+fi
+
+# NMIs over a spinning task: sysrq 'l' sends every other CPU an NMI, whose
+# nmi:nmi_handler events are recorded in NMI context. They ask for the
+# stack through irq_work and must carry the task's cookie and the stack of
+# the spin loop, like the timer interrupts above.
+if [ ! -w /proc/sysrq-trigger ] || [ ! -d $T/events/nmi/nmi_handler ]; then
+	skip "NMIs over the task carry its stack" "no /proc/sysrq-trigger or nmi:nmi_handler event"
+else
+	trace_clear
+	tw $T/events/nmi/nmi_handler/enable 1
+	tw $T/options/user_stacktrace_deferred 1
+	# the backtraces go to the log, not the (slow) console
+	read -r loglevel rest < /proc/sys/kernel/printk
+	echo 1 > /proc/sys/kernel/printk
+	tw $T/tracing_on 1
+	taskset -c 1 "$SAMPLE" 0 spin 100000 > /dev/null &
+	pid=$!
+	# from CPU 0, NMIs to CPU 1 while the task spins there
+	taskset -c 0 sh -c 'sleep 0.5; for i in 1 2 3 4 5 6 7 8 9 10; do
+		echo l > /proc/sysrq-trigger; sleep 0.1; done'
+	kill -9 $pid
+	wait $pid 2>/dev/null
+	tw $T/tracing_on 0
+	echo "$loglevel" > /proc/sys/kernel/printk
+	stitched > /tmp/stitched
+	grep -v '^STACKS|' /tmp/stitched > /tmp/events
+	all=$(awk -F'|' -v p="$pid" '$1 == p && $4 ~ /^nmi_handler/' /tmp/events | wc -l)
+	n=$(awk -F'|' -v p="$pid" '$1 == p && $4 ~ /^nmi_handler/ && $5 != "NOCOOKIE" && $5 != "LOST"' /tmp/events | wc -l)
+	good=$(awk -F'|' -v p="$pid" '$1 == p && $4 ~ /^nmi_handler/ {print $5}' /tmp/events |
+		while read -r frames; do
+			case "$(symbols "$frames")" in
+			*"sample_then sample_middle sample_outer main"*) echo ok ;;
+			esac
+		done | wc -l)
+	check "NMIs over the task carry its stack ($good of $all the spin loop's, $n with a stack)" \
+		test "$all" -gt 0 -a "$good" = "$all"
+	bad=$(awk -F'|' '$1 == "STACKS" {print $2, $4}' /tmp/stitched | while read -r c sp; do
+		awk -F'|' -v c="$c" -v sp="$sp" '$3 == c && $1 != sp {print "pid " $1 " has pid " sp "s cookie " c}' /tmp/events
+	done | head -n 3)
+	check "no event in NMI carries another task's stack" test -z "$bad"
 fi
 
 # Stress: toggle the option, add and remove instances, kill tasks, all while

@@ -136,7 +136,7 @@ trace-cmd convert -i /tmp/long.dat -o /tmp/long6.dat --file-version 6 --compress
 	> /dev/null 2>&1
 same_report "40 k records, reopened every 256 KiB: the same output" /tmp/long.dat \
 	-O ustack_reopen_kb=256
-# the kernel of the guest may have no madvise() (tinyconfig: ADVISE_SYSCALLS off)
+# a guest kernel without madvise() (ADVISE_SYSCALLS off) cannot drop pages
 if python3 -c 'import mmap; mmap.mmap(-1, 4096).madvise(mmap.MADV_DONTNEED)' 2>/dev/null; then
 	WANT=' [1-9][0-9]* pages dropped'
 	same_report "40 k records, version 6, pages dropped: the same output" /tmp/long6.dat
