@@ -9,6 +9,8 @@
 # records, from perf report -D) and the program's time per call against
 # its time without perf. Two workloads:
 #   cpu-clock  cpu-clock sampling every 100 us of task time
+#   deep-clock the same with 16 more frames (35 in all): the ABI's fixed
+#              cost per deferred chain against a longer in-place chain
 #   syscalls   sys_enter_getppid and sys_exit_getppid, every event
 #              (two samples per kernel entry, one deferred chain; the
 #              samples column says whether any were lost: 2 per call)
@@ -32,21 +34,24 @@ echo -1 > /proc/sys/kernel/perf_event_paranoid
 
 # record WORKLOAD MODE: prints "bytes_per_sample ns_per_call samples"
 record() {
-	local calls args
+	local calls args deeper=0
 
 	case $1 in
 	cpu-clock)	calls=${BENCH_PERF_CALLS:-300000}
 			args="-e cpu-clock -c 100000" ;;
+	deep-clock)	calls=${BENCH_PERF_CALLS:-300000}
+			args="-e cpu-clock -c 100000"
+			deeper=16 ;;
 	syscalls)	calls=${BENCH_PERF_SYSCALLS:-1000}
 			args="-e syscalls:sys_enter_getppid -e syscalls:sys_exit_getppid -c 1" ;;
 	esac
 	if [ "$2" = none ]; then
-		echo "0 $("$BENCH" "$calls" | sed -n 's/^ns_per_call //p') 0"
+		echo "0 $("$BENCH" "$calls" $deeper | sed -n 's/^ns_per_call //p') 0"
 		return
 	fi
 	# shellcheck disable=SC2086
 	"$PERF" record -q -m 8192 $args --call-graph "$2" -o p.data -- \
-		"$BENCH" "$calls" > out 2> err || { cat err >&2; echo "0 0 0"; return; }
+		"$BENCH" "$calls" $deeper > out 2> err || { cat err >&2; echo "0 0 0"; return; }
 	"$PERF" report -D -i p.data 2> /dev/null | awk -v ns="$(sed -n 's/^ns_per_call //p' out)" '
 		function hex(s,    i, n) {
 			n = 0
@@ -66,7 +71,7 @@ record() {
 }
 
 echo "perf record of ustack-bench (16-function-deep stack), median of $ROUNDS rounds:"
-for wl in cpu-clock syscalls; do
+for wl in ${BENCH_PERF_WORKLOADS:-cpu-clock deep-clock syscalls}; do
 	echo
 	printf '%-10s %-9s %9s %9s %12s %9s\n' "$wl" mode samples "ns/call" "bytes/sample" slowdown
 	for mode in none $MODES; do eval "b_${mode//[,]/_}= t_${mode//[,]/_}= n_${mode//[,]/_}="; done

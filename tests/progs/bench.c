@@ -2,11 +2,12 @@
 /*
  * ustack-bench: system calls from a deep user stack, for make bench.
  *
- *   ustack-bench CALLS
+ *   ustack-bench CALLS [DEEPER]
  *
  * main -> bench_f0 -> ... -> bench_f15 (16 distinct functions, so that the
  * stack is not a run of identical frames) makes CALLS getppid system calls
- * from its own code and prints "ns_per_call N".
+ * from its own code and prints "ns_per_call N". DEEPER (default 0) more
+ * frames of bench_deeper go between main and bench_f0.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,14 +55,28 @@ BENCH_F(2, bench_f3)
 BENCH_F(1, bench_f2)
 BENCH_F(0, bench_f1)
 
+/* @n more frames of itself, then bench_f0 (not a loop: work after the call) */
+static NOINLINE long bench_deeper(long n)
+{
+	long ret = n > 0 ? bench_deeper(n - 1) : bench_f0();
+
+	asm volatile("" : "+r"(ret) :: "memory");
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct timespec a, b;
 	double ns;
+	long deeper;
 
 	bench_calls = argc > 1 ? atol(argv[1]) : 1000;
+	deeper = argc > 2 ? atol(argv[2]) : 0;
 	clock_gettime(CLOCK_MONOTONIC, &a);
-	bench_f0();
+	if (deeper > 0)
+		bench_deeper(deeper - 1);
+	else
+		bench_f0();
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	ns = (b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec);
 	printf("ns_per_call %.0f\n", ns / bench_calls);
