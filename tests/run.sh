@@ -98,7 +98,7 @@ for t in "$top"/tests/guest/*.sh; do
 		want "$name" || continue
 		log=$logs/${name//\//-}.log
 		if [ "$k" = debug ] && [ "${USTACK_DEBUG:-0}" != 1 ]; then
-			echo "SKIP: $name: debug kernel tests run with 'make check DEBUG=1' (KASAN+lockdep under TCG: minutes per boot)" >"$log"
+			echo "SKIP: $name: debug kernel tests run with 'make check DEBUG=1' (KASAN+lockdep under TCG: each test runs ~10x slower)" >"$log"
 			count "$name" "$log" 0
 			continue
 		fi

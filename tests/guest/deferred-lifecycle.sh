@@ -98,6 +98,13 @@ spin_check() {
 	fi
 }
 
+# other_stacks: events that carry the cookie of a stack of another pid
+other_stacks() {
+	awk -F'|' '$1 == "STACKS" {print $2, $4}' /tmp/stitched | while read -r c sp; do
+		awk -F'|' -v c="$c" -v sp="$sp" '$3 == c && $1 != sp {print "pid " $1 " has pid " sp "s cookie " c}' /tmp/events
+	done | head -n 3
+}
+
 # Interrupts over a spinning task, and kernel threads.
 trace_clear
 tw $T/events/timer/hrtimer_expire_entry/enable 1
@@ -116,10 +123,7 @@ grep -v '^STACKS|' /tmp/stitched > /tmp/events
 # entry: while it spins, the known chain. Events of other pids never get
 # its stacks.
 spin_check "timer interrupts over the spinning task carry its stack" $pid hrtimer_expire_entry 20
-bad=$(awk -F'|' '$1 == "STACKS" {print $2, $4}' /tmp/stitched | while read -r c sp; do
-	awk -F'|' -v c="$c" -v sp="$sp" '$3 == c && $1 != sp {print "pid " $1 " has pid " sp "s cookie " c}' /tmp/events
-done | head -n 3)
-check "no event carries another task's stack" test -z "$bad"
+check "no event carries another task's stack" test -z "$(other_stacks)"
 kt=0
 bad=
 for p in $(cut -d'|' -f1 /tmp/events | sort -u); do
@@ -166,10 +170,7 @@ else
 	stitched > /tmp/stitched
 	grep -v '^STACKS|' /tmp/stitched > /tmp/events
 	spin_check "NMIs over the spinning task carry its stack" $pid nmi_handler 5
-	bad=$(awk -F'|' '$1 == "STACKS" {print $2, $4}' /tmp/stitched | while read -r c sp; do
-		awk -F'|' -v c="$c" -v sp="$sp" '$3 == c && $1 != sp {print "pid " $1 " has pid " sp "s cookie " c}' /tmp/events
-	done | head -n 3)
-	check "no event in NMI carries another task's stack" test -z "$bad"
+	check "no event in NMI carries another task's stack" test -z "$(other_stacks)"
 fi
 
 # Stress: toggle the option, add and remove instances, kill tasks, all while
