@@ -77,11 +77,13 @@ spin_frames() {
 # stack (before it, sample_then may still be in libc; after it, the
 # program exits); it must hold at least MIN events.
 spin_check() {
-	local syms i=0 first=0 last=0 bad=
+	local syms i=0 first=0 last=0 bad= seen=
 
 	while read -r frames; do
 		i=$((i + 1))
-		syms=$(symbols "$frames")
+		# most events have the same frames: symbolize them once
+		[ "$frames" = "$seen" ] || syms=$(symbols "$frames")
+		seen=$frames
 		case "$syms" in
 		"sample_then sample_middle sample_outer main"*)
 			[ $first = 0 ] && first=$i
