@@ -5,5 +5,8 @@
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ustack-ccache}
 export CCACHE_BASEDIR=$top
 export CCACHE_NOHASHDIR=1
-export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
+# No include_file_mtime/ctime sloppiness: with it, a header changed while a
+# build runs (a rebase of build/linux) stores objects made from the old
+# header under the new header's hash, and every later build reuses them.
+export CCACHE_SLOPPINESS=time_macros
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
