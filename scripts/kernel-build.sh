@@ -30,6 +30,12 @@ export KBUILD_BUILD_TIMESTAMP="Sat Nov 21 00:00:00 UTC 2026"
 export KBUILD_BUILD_VERSION=$("$top/scripts/series-id.sh")
 
 kmake() { make -s -C "$tree" O="$obj" CC="ccache gcc" HOSTCC="ccache gcc" LOCALVERSION= "$@"; }
+# The source as the build sees it: a change during the build (a rebase)
+# leaves objects made from the old files that make will not redo.
+tree_state() {
+	{ git -C "$tree" rev-parse HEAD; git -C "$tree" diff HEAD
+	  git -C "$tree" ls-files --others --exclude-standard; } | md5sum
+}
 
 mkdir -p "$obj"
 # Make the config in a scratch dir so that an unchanged config leaves the
@@ -63,7 +69,10 @@ fi
 rm -rf "$cfg"
 
 echo "kernel-build: building $(basename "$obj") with $jobs jobs"
+before=$(tree_state)
 kmake -j"$jobs" olddefconfig >/dev/null
 kmake -j"$jobs" bzImage
+[ "$(tree_state)" = "$before" ] ||
+	die "build/linux changed during the build: objects may be stale; remove $obj and build again"
 echo "$KBUILD_BUILD_VERSION" > "$obj/ustack-series"
 echo "kernel-build: $obj/arch/x86/boot/bzImage ($(cat "$obj/include/config/kernel.release"))"
