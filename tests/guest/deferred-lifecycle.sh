@@ -102,9 +102,10 @@ spin_check() {
 
 # other_stacks: events that carry the cookie of a stack of another pid
 other_stacks() {
-	awk -F'|' '$1 == "STACKS" {print $2, $4}' /tmp/stitched | while read -r c sp; do
-		awk -F'|' -v c="$c" -v sp="$sp" '$3 == c && $1 != sp {print "pid " $1 " has pid " sp "s cookie " c}' /tmp/events
-	done | head -n 3
+	awk -F'|' 'NR == FNR { if ($1 == "STACKS") owner[$2] = $4; next }
+		$3 in owner && $1 != owner[$3] {
+			print "pid " $1 " has pid " owner[$3] "s cookie " $3
+		}' /tmp/stitched /tmp/events | head -n 3
 }
 
 # Interrupts over a spinning task, and kernel threads.
