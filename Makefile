@@ -64,12 +64,17 @@ perf: kernel-tree
 # ---- test programs ----
 progs: $(PROGS)/ustack-sample $(PROGS)/ustack-sample32 $(PROGS)/ustack-bench \
 	$(PROGS)/ustack-perf-attr $(PROGS)/libustack-old-kernel.so $(PROGS)/ustack-badfp \
-	$(PROGS)/ustack-remap
+	$(PROGS)/ustack-remap $(PROGS)/ustack-uffd
 
 # The same code at the same address, from two files in turn.
 $(PROGS)/ustack-remap: $(PROG_SRC)/remap.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -g -Wall -fPIE -pie -fno-omit-frame-pointer -o $@ $<
+
+# A deferred walk held in a userfaultfd page fault while a consumer goes.
+$(PROGS)/ustack-uffd: $(PROG_SRC)/uffd.c
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(PROG_CFLAGS) -fPIE -pie -pthread -o $@ $<
 
 # Frame pointers the unwinder must not trust (x86-64 assembly).
 $(PROGS)/ustack-badfp: $(PROG_SRC)/badfp.c

@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ustack-uffd ACTION [PATH]: hold a deferred user stack walk in a page
+ * fault and cancel its consumer meanwhile.
+ *
+ *   toggle PATH: write "0" to PATH (an options/user_stacktrace_deferred)
+ *   rmdir PATH:  remove the instance directory PATH
+ *   hold:        never give the page back; wait to be killed
+ *
+ * A thread makes system calls through uffd_thread -> uffd_top ->
+ * uffd_outer -> uffd_mid -> uffd_inner -> uffd_raw: write, read, getppid. While it waits
+ * in read(), the page holding uffd_outer's frame record is dropped and
+ * registered with userfaultfd. When the read returns, the deferred
+ * unwinder walks the stack before the return to user space and faults on
+ * that page: the walk, and so the callback of every consumer that asked,
+ * now waits for this program. Meanwhile another thread does ACTION, which
+ * cancels a consumer: it must wait for the callback in flight. Only then
+ * is the page given back, with its old contents.
+ *
+ * Prints, one per line:
+ *   tid TID                  the thread whose stack is walked
+ *   fault outer              the walk faulted on uffd_outer's page
+ *   holding                  (hold) the walk stays held until SIGKILL
+ *   waiting yes|no           ACTION had not returned 1 s after the fault
+ *   kstack FUNC...           ACTION's kernel stack meanwhile
+ *   action ret R errno E     what ACTION returned, after the page was back
+ * and exits 0 when it got that far, 1 (with a message) otherwise.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define NOINLINE __attribute__((noinline, noclone))
+#define PAD 8192
+
+static int go_pipe[2], ready_pipe[2];
+static void *outer_fp;
+static const char *action, *path;
+static atomic_int action_started, action_done;
+static int action_ret, action_errno;
+static pid_t action_tid, walked_tid;
+
+/*
+ * long uffd_raw(long nr, long a1, long a2, long a3): a system call from our
+ * own code, in a frame of its own (libc's wrapper would hide its caller).
+ */
+long uffd_raw(long nr, long a1, long a2, long a3);
+asm(".text\n"
+    ".type uffd_raw, @function\n"
+    "uffd_raw:\n"
+    "	push %rbp\n"
+    "	mov %rsp, %rbp\n"
+    "	mov %rdi, %rax\n"
+    "	mov %rsi, %rdi\n"
+    "	mov %rdx, %rsi\n"
+    "	mov %rcx, %rdx\n"
+    "	syscall\n"
+    "	pop %rbp\n"
+    "	ret\n"
+    ".size uffd_raw, .-uffd_raw\n");
+
+NOINLINE static long uffd_inner(void)
+{
+	char c = 'r';
+
+	long ret;
+
+	if (uffd_raw(SYS_write, ready_pipe[1], (long)&c, 1) != 1)
+		return -1;
+	/* the walk of this system call's return faults on the outer page */
+	ret = uffd_raw(SYS_read, go_pipe[0], (long)&c, 1);
+	/* and this one comes after ACTION */
+	uffd_raw(SYS_getppid, 0, 0, 0);
+	asm volatile("" ::: "memory");
+	return ret;
+}
+
+NOINLINE static long uffd_mid(void)
+{
+	long ret = uffd_inner();
+
+	asm volatile("" ::: "memory");
+	return ret;
+}
+
+/* Its frame record lies a page or more above uffd_mid's frame. */
+NOINLINE static long uffd_outer(void)
+{
+	volatile char pad[PAD];
+	long ret;
+
+	outer_fp = __builtin_frame_address(0);
+	pad[0] = pad[PAD - 1] = 1;
+	ret = uffd_mid();
+	asm volatile("" ::: "memory");
+	return ret + pad[0];
+}
+
+/* Keeps uffd_outer's page apart from the top of the thread's stack. */
+NOINLINE static long uffd_top(void)
+{
+	volatile char pad[PAD];
+	long ret;
+
+	pad[0] = pad[PAD - 1] = 1;
+	ret = uffd_outer();
+	asm volatile("" ::: "memory");
+	return ret + pad[0];
+}
+
+NOINLINE static void *uffd_thread(void *arg)
+{
+	walked_tid = syscall(SYS_gettid);
+	printf("tid %d\n", walked_tid);
+	long ret;
+
+	fflush(stdout);
+	ret = uffd_top();
+	asm volatile("" ::: "memory");
+	return (void *)ret;
+}
+
+static void *action_thread(void *arg)
+{
+	int fd, ret;
+
+	action_tid = syscall(SYS_gettid);
+	atomic_store(&action_started, 1);
+	if (!strcmp(action, "toggle")) {
+		fd = open(path, O_WRONLY);
+		ret = fd < 0 ? -1 : write(fd, "0\n", 2);
+		action_errno = errno;
+		if (fd >= 0)
+			close(fd);
+	} else {
+		ret = rmdir(path);
+		action_errno = errno;
+	}
+	action_ret = ret;
+	atomic_store(&action_done, 1);
+	return NULL;
+}
+
+/* The kernel functions in thread @tid's stack, on one line. */
+static void print_kstack(pid_t tid)
+{
+	char name[64], line[256], fn[128];
+	FILE *f;
+
+	snprintf(name, sizeof(name), "/proc/self/task/%d/stack", tid);
+	f = fopen(name, "r");
+	printf("kstack");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "[<%*[^>]>] %127[^+ ]", fn) == 1)
+			printf(" %s", fn);
+	}
+	printf("\n");
+	if (f)
+		fclose(f);
+}
+
+/* Wait until thread @tid sleeps in read(2): its write's walk is done. */
+static int wait_in_read(pid_t tid)
+{
+	char name[64], line[64];
+	int i, n = 0;
+	FILE *f;
+
+	snprintf(name, sizeof(name), "/proc/self/task/%d/syscall", tid);
+	for (i = 0; i < 2000; i++) {
+		f = fopen(name, "r");
+		if (!f)
+			return -1;
+		n = fgets(line, sizeof(line), f) && !strncmp(line, "0 ", 2);
+		fclose(f);
+		if (n)
+			return 0;
+		usleep(10000);
+	}
+	return -1;
+}
+
+static int die(const char *what)
+{
+	perror(what);
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+	struct uffdio_copy copy = { };
+	long ps = sysconf(_SC_PAGESIZE);
+	pthread_t walked, actor;
+	struct uffd_msg msg;
+	struct pollfd pfd;
+	unsigned long page;
+	char *saved, c;
+	int uffd, i;
+
+	if (argc == 2 && !strcmp(argv[1], "hold")) {
+		action = argv[1];
+	} else if (argc == 3 && (!strcmp(argv[1], "toggle") || !strcmp(argv[1], "rmdir"))) {
+		action = argv[1];
+		path = argv[2];
+	} else {
+		fprintf(stderr, "usage: ustack-uffd toggle|rmdir PATH | hold\n");
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	uffd = syscall(SYS_userfaultfd, O_CLOEXEC);
+	if (uffd < 0)
+		return die("userfaultfd");
+	if (ioctl(uffd, UFFDIO_API, &api))
+		return die("UFFDIO_API");
+	if (pipe(go_pipe) || pipe(ready_pipe))
+		return die("pipe");
+	saved = aligned_alloc(ps, ps);
+	if (!saved)
+		return die("aligned_alloc");
+
+	if (pthread_create(&walked, NULL, uffd_thread, NULL))
+		return die("pthread_create");
+	if (read(ready_pipe[0], &c, 1) != 1)
+		return die("read ready");
+
+	if (wait_in_read(walked_tid)) {
+		fprintf(stderr, "ustack-uffd: the thread is not in read() after 20 s\n");
+		return 1;
+	}
+	/*
+	 * The thread waits in read() and touches no frame above uffd_mid's
+	 * until it returns: drop uffd_outer's page, keeping a copy.
+	 */
+	page = (unsigned long)outer_fp & ~(ps - 1);
+	memcpy(saved, (void *)page, ps);
+	reg.range.start = page;
+	reg.range.len = ps;
+	if (ioctl(uffd, UFFDIO_REGISTER, &reg))
+		return die("UFFDIO_REGISTER");
+	if (madvise((void *)page, ps, MADV_DONTNEED))
+		return die("madvise");
+
+	/* The read returns; the walk before the return to user faults. */
+	if (write(go_pipe[1], "g", 1) != 1)
+		return die("write go");
+	pfd = (struct pollfd){ .fd = uffd, .events = POLLIN };
+	if (poll(&pfd, 1, 20000) != 1) {
+		fprintf(stderr, "ustack-uffd: no fault on the outer page in 20 s\n");
+		return 1;
+	}
+	if (read(uffd, &msg, sizeof(msg)) != sizeof(msg))
+		return die("read uffd");
+	if (msg.event != UFFD_EVENT_PAGEFAULT ||
+	    (msg.arg.pagefault.address & ~(ps - 1)) != page) {
+		fprintf(stderr, "ustack-uffd: unexpected uffd event %u at %#llx\n",
+			msg.event, (unsigned long long)msg.arg.pagefault.address);
+		return 1;
+	}
+	printf("fault outer\n");
+	if (!path) {
+		printf("holding\n");
+		for (;;)
+			pause();
+	}
+
+	/* The walk waits here: cancel a consumer meanwhile. */
+	if (pthread_create(&actor, NULL, action_thread, NULL))
+		return die("pthread_create");
+	while (!atomic_load(&action_started))
+		usleep(1000);
+	for (i = 0; i < 100 && !atomic_load(&action_done); i++)
+		usleep(10000);
+	printf("waiting %s\n", atomic_load(&action_done) ? "no" : "yes");
+	print_kstack(action_tid);
+
+	/* Give the page back as it was: the walk goes on. */
+	copy.dst = page;
+	copy.src = (unsigned long)saved;
+	copy.len = ps;
+	if (ioctl(uffd, UFFDIO_COPY, &copy))
+		return die("UFFDIO_COPY");
+	pthread_join(actor, NULL);
+	printf("action ret %d errno %d\n", action_ret, action_ret < 0 ? action_errno : 0);
+	pthread_join(walked, NULL);
+	return 0;
+}
