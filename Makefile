@@ -72,7 +72,7 @@ $(PROGS)/ustack-remap: $(PROG_SRC)/remap.c
 	$(Q)$(CC) -O2 -g -Wall -fPIE -pie -fno-omit-frame-pointer -o $@ $<
 
 # A deferred walk held in a userfaultfd page fault while a consumer goes.
-$(PROGS)/ustack-uffd: $(PROG_SRC)/uffd.c
+$(PROGS)/ustack-uffd: $(PROG_SRC)/uffd.c $(PROG_SRC)/raw-syscall.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PROG_CFLAGS) -fPIE -pie -pthread -o $@ $<
 
@@ -95,7 +95,7 @@ $(PROGS)/ustack-bench: $(PROG_SRC)/bench.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PROG_CFLAGS) -fPIE -pie -o $@ $<
 
-$(PROGS)/libustack-sample.so: $(PROG_SRC)/sample-lib.c $(PROG_SRC)/sample.h
+$(PROGS)/libustack-sample.so: $(PROG_SRC)/sample-lib.c $(PROG_SRC)/sample.h $(PROG_SRC)/raw-syscall.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PROG_CFLAGS) -fPIC -shared -o $@ $<
 
@@ -105,7 +105,7 @@ $(PROGS)/ustack-sample: $(PROG_SRC)/sample.c $(PROGS)/libustack-sample.so
 
 # 32-bit build when the toolchain can make one (gcc-multilib); the tests
 # say SKIP with the reason when this file is missing.
-$(PROGS)/ustack-sample32: $(PROG_SRC)/sample.c $(PROG_SRC)/sample-lib.c $(PROG_SRC)/sample.h
+$(PROGS)/ustack-sample32: $(PROG_SRC)/sample.c $(PROG_SRC)/sample-lib.c $(PROG_SRC)/sample.h $(PROG_SRC)/raw-syscall.h
 	$(Q)mkdir -p $(@D)/lib32
 	$(Q)if $(CC) -m32 $(PROG_CFLAGS) -fPIC -shared -o $(@D)/lib32/libustack-sample.so \
 		$(PROG_SRC)/sample-lib.c 2>$(@D)/lib32/build.log && \

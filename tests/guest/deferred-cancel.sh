@@ -79,11 +79,7 @@ check "option cleared: the getppid after it carries no cookie" test "$(exit_stac
 trace_clear
 tw $T/events/syscalls/sys_enter_getppid/enable 1
 tw $T/options/user_stacktrace_deferred 1
-tw $T/tracing_on 1
-"$SAMPLE" 3 > /dev/null &
-pid=$!
-wait $pid
-tw $T/tracing_on 0
+traced_sample 3
 n=$(stitched | awk -F'|' -v p=$pid '$1 == p && index($4, "getppid") && $5 != "LOST" && $5 != "NOCOOKIE"' | wc -l)
 check "option set again: every getppid event has its stack" test "$n" = 3
 

@@ -24,6 +24,16 @@ trace_clear() {
 	echo > "$d/trace"
 }
 
+# traced_sample ARGS...: run ustack-sample ARGS with tracing on in the top
+# level; its pid is left in $pid.
+traced_sample() {
+	tw $T/tracing_on 1
+	"$SAMPLE" "$@" > /dev/null &
+	pid=$!
+	wait $pid
+	tw $T/tracing_on 0
+}
+
 # stitched DIR: the stitched events of instance DIR (see stitch.awk).
 stitched() { awk -f "$STITCH" "${1:-$T}/trace"; }
 

@@ -8,6 +8,7 @@
  *   sample_middle <- sample_outer <- main
  */
 #include "sample.h"
+#include "raw-syscall.h"
 
 #define NOINLINE __attribute__((noinline, noclone))
 
@@ -37,18 +38,7 @@ asm(".text\n"
     ".size ustack_lib_syscall, .-ustack_lib_syscall\n"
     /* long ustack_lib_raw(long nr, long a1, long a2, long a3) */
     ".globl ustack_lib_raw\n"
-    ".type ustack_lib_raw, @function\n"
-    "ustack_lib_raw:\n"
-    "	push %rbp\n"
-    "	mov %rsp, %rbp\n"
-    "	mov %rdi, %rax\n"
-    "	mov %rsi, %rdi\n"
-    "	mov %rdx, %rsi\n"
-    "	mov %rcx, %rdx\n"
-    "	syscall\n"
-    "	pop %rbp\n"
-    "	ret\n"
-    ".size ustack_lib_raw, .-ustack_lib_raw\n");
+    USTACK_RAW_SYSCALL_ASM("ustack_lib_raw"));
 #else
 asm(".text\n"
     ".globl ustack_lib_syscall\n"

@@ -41,6 +41,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "raw-syscall.h"
+
 #define NOINLINE __attribute__((noinline, noclone))
 #define PAD 8192
 
@@ -51,24 +53,9 @@ static atomic_int action_started, action_done;
 static int action_ret, action_errno;
 static pid_t action_tid, walked_tid;
 
-/*
- * long uffd_raw(long nr, long a1, long a2, long a3): a system call from our
- * own code, in a frame of its own (libc's wrapper would hide its caller).
- */
+/* A system call from our own code, in a frame of its own. */
 long uffd_raw(long nr, long a1, long a2, long a3);
-asm(".text\n"
-    ".type uffd_raw, @function\n"
-    "uffd_raw:\n"
-    "	push %rbp\n"
-    "	mov %rsp, %rbp\n"
-    "	mov %rdi, %rax\n"
-    "	mov %rsi, %rdi\n"
-    "	mov %rdx, %rsi\n"
-    "	mov %rcx, %rdx\n"
-    "	syscall\n"
-    "	pop %rbp\n"
-    "	ret\n"
-    ".size uffd_raw, .-uffd_raw\n");
+asm(".text\n" USTACK_RAW_SYSCALL_ASM("uffd_raw"));
 
 NOINLINE static long uffd_inner(void)
 {
