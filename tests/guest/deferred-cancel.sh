@@ -18,9 +18,6 @@ UFFD_CHAIN="uffd_raw uffd_inner uffd_mid uffd_outer uffd_top uffd_thread"
 # cancel_check NAME: the lines ustack-uffd printed in /tmp/uffd.out say
 # that ACTION waited for the callback held in the fault and then succeeded.
 cancel_check() {
-	local out
-
-	out=$(cat /tmp/uffd.out)
 	check "$1: the walk faults on the outer frame's page" grep -qx 'fault outer' /tmp/uffd.out
 	check "$1: it waits while the callback is held" grep -qx 'waiting yes' /tmp/uffd.out
 	if grep '^kstack' /tmp/uffd.out | grep -qw unwind_deferred_cancel; then
@@ -29,7 +26,7 @@ cancel_check() {
 		fail "$1: it waits in unwind_deferred_cancel" "$(grep '^kstack' /tmp/uffd.out)"
 	fi
 	check "$1: it succeeds once the page is back" grep -qx "action ret $2 errno 0" /tmp/uffd.out
-	[ $uffd_rc = 0 ] || fail "$1: ustack-uffd" "exit $uffd_rc: $(echo "$out" | tr '\n' ' ')"
+	[ $uffd_rc = 0 ] || fail "$1: ustack-uffd" "exit $uffd_rc: $(tr '\n' ' ' < /tmp/uffd.out)"
 }
 
 # exit_stack DIR NR: the frames stitched to the walked thread's exit from
@@ -45,11 +42,6 @@ exit_stack() {
 	esac
 }
 
-if [ ! -e /proc/sys/vm/unprivileged_userfaultfd ]; then
-	skip "deferred-cancel" "no userfaultfd in this kernel (CONFIG_USERFAULTFD)"
-	finish
-fi
-
 # chain_check NAME DIR NR: the exit from NR has the thread's whole stack.
 chain_check() {
 	local syms
@@ -60,6 +52,11 @@ chain_check() {
 	*) fail "$1" "'$syms'" ;;
 	esac
 }
+
+if [ ! -e /proc/sys/vm/unprivileged_userfaultfd ]; then
+	skip "deferred-cancel" "no userfaultfd in this kernel (CONFIG_USERFAULTFD)"
+	finish
+fi
 
 # 1. Clear the option of the top level while its callback is held.
 trace_clear

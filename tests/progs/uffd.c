@@ -60,7 +60,6 @@ asm(".text\n" USTACK_RAW_SYSCALL_ASM("uffd_raw"));
 NOINLINE static long uffd_inner(void)
 {
 	char c = 'r';
-
 	long ret;
 
 	if (uffd_raw(SYS_write, ready_pipe[1], (long)&c, 1) != 1)
@@ -108,10 +107,10 @@ NOINLINE static long uffd_top(void)
 
 NOINLINE static void *uffd_thread(void *arg)
 {
-	walked_tid = syscall(SYS_gettid);
-	printf("tid %d\n", walked_tid);
 	long ret;
 
+	walked_tid = syscall(SYS_gettid);
+	printf("tid %d\n", walked_tid);
 	fflush(stdout);
 	ret = uffd_top();
 	asm volatile("" ::: "memory");
@@ -184,6 +183,13 @@ static int die(const char *what)
 	return 1;
 }
 
+/* pthread_create(), saying why it failed. */
+static int start_thread(pthread_t *t, void *(*fn)(void *))
+{
+	errno = pthread_create(t, NULL, fn, NULL);
+	return errno ? die("pthread_create") : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct uffdio_api api = { .api = UFFD_API };
@@ -219,8 +225,8 @@ int main(int argc, char **argv)
 	if (!saved)
 		return die("aligned_alloc");
 
-	if (pthread_create(&walked, NULL, uffd_thread, NULL))
-		return die("pthread_create");
+	if (start_thread(&walked, uffd_thread))
+		return 1;
 	if (read(ready_pipe[0], &c, 1) != 1)
 		return die("read ready");
 
@@ -265,9 +271,9 @@ int main(int argc, char **argv)
 	}
 
 	/* The walk waits here: cancel a consumer meanwhile. */
-	if (pthread_create(&actor, NULL, action_thread, NULL))
-		return die("pthread_create");
-	while (!atomic_load(&action_started))
+	if (start_thread(&actor, action_thread))
+		return 1;
+	for (i = 0; i < 1000 && !atomic_load(&action_started); i++)
 		usleep(1000);
 	for (i = 0; i < 100 && !atomic_load(&action_done); i++)
 		usleep(10000);
