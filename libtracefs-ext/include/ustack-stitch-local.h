@@ -177,18 +177,27 @@ void ustack_entry_lose(struct ustack_entry *entry, enum ustack_lost why) __hidde
 
 /* ---- ustack-stitch.c, ustack-rules.c, ustack-hold.c: the stitcher ---- */
 
-/* What the last cookie entry on a CPU says. */
+/* What the last cookie entry (or stack entry with flag 0x4) on a CPU says. */
 enum ustack_cpu_state {
 	USTACK_CPU_NONE,	/* no cookie entry yet: no event carries a cookie */
 	USTACK_CPU_COOKIE,	/* events of pid carry cookie (none when it is 0) */
 	USTACK_CPU_UNKNOWN,	/* events were missed since the last one */
 };
 
+/*
+ * next: the state comes from a stack entry's flag 0x4, and the task may
+ * still be at the entry before (the events of its task work come after).
+ */
 struct ustack_cpu {
 	enum ustack_cpu_state	state;
 	int			pid;
 	unsigned long long	cookie;
+	bool			next;
 };
+
+/* user_unwind_stack flag 0x4: gives the task the cookie this much above */
+#define USTACK_REC_NEXT		0x4
+#define USTACK_COOKIE_NEXT	(2ULL << 32)
 
 /*
  * An event (or raw entry) handed back later: a copy of its record, and what
@@ -265,8 +274,8 @@ struct ustack_cpu *ustack_cpu(struct ustack_stitcher *st, int cpu) __hidden;
 void ustack_cpus_reset(struct ustack_stitcher *st) __hidden;
 void ustack_on_cookie(struct ustack_stitcher *st, struct ustack_cpu *c,
 		      const struct ustack_rec *rec) __hidden;
-int ustack_on_stack(struct ustack_stitcher *st, const struct ustack_rec *rec,
-		    const struct ustack_stack **raw) __hidden;
+int ustack_on_stack(struct ustack_stitcher *st, struct ustack_cpu *c,
+		    const struct ustack_rec *rec, const struct ustack_stack **raw) __hidden;
 int ustack_on_file(struct ustack_stitcher *st, const struct ustack_rec *rec) __hidden;
 int ustack_on_event(struct ustack_stitcher *st, struct ustack_cpu *c,
 		    const struct ustack_rec *rec, struct ustack_out *out) __hidden;

@@ -10,6 +10,11 @@
  *     event on that CPU with its common_pid carries its cookie, until the
  *     next cookie entry on that CPU; events of other pids carry none, nor do
  *     the task's events after a cookie of 0;
+ *   - a user_unwind_stack entry with flag 0x4 (next) says the same as a
+ *     cookie entry with its cookie + 0x200000000 would: the cookie of the
+ *     task's next kernel entry on that CPU. Events of the task work of the
+ *     entry before may still follow it; the kernel writes a cookie entry
+ *     for them;
  *   - the user_unwind_stack entry with that cookie, written by the task
  *     (same common_pid) on any CPU, later, is the stack of all of them;
  *   - it is lost when the task's next cookie comes first.
@@ -19,9 +24,10 @@
  * stack has not come is held (ustack-hold.c) until it does or is lost.
  *
  * A record that reports missed events on its CPU makes that CPU's state
- * unknown until its next cookie entry (the kernel writes one at least every
- * 128 events of a task): events there until then are handed back as
- * USTACK_STATE_UNKNOWN. Stacks awaited meanwhile that are lost to the
+ * unknown until its next cookie entry or stack entry with flag 0x4 (the
+ * kernel writes a cookie entry at least every 128 events of a task): events
+ * there until then are handed back as USTACK_STATE_UNKNOWN. So does a stack
+ * entry too short to read. Stacks awaited meanwhile that are lost to the
  * task's next cookie are lost with USTACK_LOST_MISSED: the stack may have
  * been among the missed events.
  */
@@ -108,6 +114,28 @@ static void ustack_entry_next(struct ustack_stitcher *st, struct ustack_entry *e
 			  USTACK_LOST_MISSED : USTACK_LOST_NEXT_COOKIE);
 }
 
+/*
+ * The task is at its kernel entry with @cookie now. Return: false when it
+ * is no longer tracked: a cookie 0, or no memory (its events will track it
+ * again).
+ */
+static bool ustack_task_next(struct ustack_stitcher *st, struct ustack_task *task,
+			     unsigned long long cookie)
+{
+	struct ustack_entry *entry;
+
+	ustack_entry_next(st, task->entry);
+	entry = cookie ? ustack_entry_alloc(cookie, st->missed_gen) : NULL;
+	if (!entry) {
+		ustack_task_del(&st->tasks, task);
+		return false;
+	}
+	ustack_entry_put(task->entry);
+	task->entry = entry;
+	ustack_task_touch(&st->tasks, task);
+	return true;
+}
+
 /**
  * ustack_on_cookie - a user_unwind_cookie entry
  * @st: the stitcher
@@ -121,7 +149,6 @@ static void ustack_entry_next(struct ustack_stitcher *st, struct ustack_entry *e
 void ustack_on_cookie(struct ustack_stitcher *st, struct ustack_cpu *c,
 		      const struct ustack_rec *rec)
 {
-	struct ustack_entry *entry;
 	struct ustack_task *task;
 
 	if (rec->malformed) {
@@ -132,6 +159,7 @@ void ustack_on_cookie(struct ustack_stitcher *st, struct ustack_cpu *c,
 	c->state = USTACK_CPU_COOKIE;
 	c->pid = rec->pid;
 	c->cookie = rec->cookie;
+	c->next = false;
 
 	task = ustack_task_find(&st->tasks, rec->pid);
 	if (task && task->entry->cookie == rec->cookie) {
@@ -140,16 +168,7 @@ void ustack_on_cookie(struct ustack_stitcher *st, struct ustack_cpu *c,
 		return;
 	}
 	if (task) {
-		ustack_entry_next(st, task->entry);
-		entry = rec->cookie ? ustack_entry_alloc(rec->cookie, st->missed_gen) : NULL;
-		if (!entry) {
-			/* cookie 0, or no memory: events will track the task again */
-			ustack_task_del(&st->tasks, task);
-			return;
-		}
-		ustack_entry_put(task->entry);
-		task->entry = entry;
-		ustack_task_touch(&st->tasks, task);
+		ustack_task_next(st, task, rec->cookie);
 		return;
 	}
 	/* best effort: an event carrying the cookie tracks the task otherwise */
@@ -160,16 +179,19 @@ void ustack_on_cookie(struct ustack_stitcher *st, struct ustack_cpu *c,
 /**
  * ustack_on_stack - a user_unwind_stack entry
  * @st: the stitcher
+ * @c: the state of its CPU
  * @rec: the entry
  * @raw: set to the decoded stack (a reference) with USTACK_STITCH_RAW
  *
  * The stack of the task's current kernel entry, if the cookies match and it
  * is awaited. Decoded only when someone wants it: its task, or the raw view.
+ * With flag 0x4 (next), the CPU then says the task's next cookie; the task
+ * moves on to it with its first event that carries it.
  *
  * Return: 0; -1 with errno ENOMEM.
  */
-int ustack_on_stack(struct ustack_stitcher *st, const struct ustack_rec *rec,
-		    const struct ustack_stack **raw)
+int ustack_on_stack(struct ustack_stitcher *st, struct ustack_cpu *c,
+		    const struct ustack_rec *rec, const struct ustack_stack **raw)
 {
 	struct ustack_entry *entry = NULL;
 	struct ustack_stack *stack;
@@ -177,8 +199,16 @@ int ustack_on_stack(struct ustack_stitcher *st, const struct ustack_rec *rec,
 
 	st->stats.stacks++;
 	if (rec->malformed) {
+		/* it may have said the next cookie: nobody knows which */
 		st->stats.malformed++;
+		c->state = USTACK_CPU_UNKNOWN;
 		return 0;
+	}
+	if (rec->flags & USTACK_REC_NEXT) {
+		c->state = USTACK_CPU_COOKIE;
+		c->pid = rec->pid;
+		c->cookie = rec->cookie + USTACK_COOKIE_NEXT;
+		c->next = true;
 	}
 	task = ustack_task_find(&st->tasks, rec->pid);
 	if (task && task->entry->cookie == rec->cookie &&
@@ -249,6 +279,11 @@ int ustack_on_event(struct ustack_stitcher *st, struct ustack_cpu *c,
 		return 0;
 	}
 	task = ustack_task_find(&st->tasks, rec->pid);
+	if (task && c->next && task->entry->cookie != c->cookie &&
+	    !ustack_task_next(st, task, c->cookie))
+		task = NULL;
+	/* the task is at the entry the stack entry named, from now on */
+	c->next = false;
 	if (!task) {
 		task = ustack_task_new(st, rec->pid, c->cookie);
 		if (!task)

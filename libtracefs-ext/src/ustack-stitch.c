@@ -23,7 +23,7 @@
  * none, else it is held: its record is copied, so @record needs to be valid
  * only during this call. Held events that the record makes ready are handed
  * back first. A record with missed_events set makes its CPU's state unknown
- * until the CPU's next cookie entry.
+ * until the CPU's next cookie entry, or stack entry that gives a cookie.
  *
  * When the callback returns non-zero, no more events are handed back during
  * this call: the rest stay held, for the next call of ustack_stitcher_add()
@@ -68,7 +68,7 @@ int ustack_stitcher_add(struct ustack_stitcher *st, struct tep_record *record, i
 		ustack_on_cookie(st, c, &rec);
 		break;
 	case USTACK_KIND_STACK:
-		ret = ustack_on_stack(st, &rec, &raw);
+		ret = ustack_on_stack(st, c, &rec, &raw);
 		break;
 	case USTACK_KIND_FILE:
 		ret = ustack_on_file(st, &rec);

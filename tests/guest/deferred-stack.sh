@@ -68,6 +68,30 @@ else
 	skip "32-bit compat" "no 32-bit sample (gcc -m32 failed: install gcc-multilib)"
 fi
 
+# A task making system calls on one CPU: its first kernel entry writes a
+# cookie entry, then each stack entry gives the next entry its cookie
+# (next=), so no more cookie entries, and every call gets its exact stack.
+trace_clear
+tw $T/events/syscalls/sys_enter_getppid/enable 1
+tw $T/options/user_stacktrace_deferred 1
+tw $T/tracing_on 1
+taskset -c 0 "$SAMPLE" 20 > /dev/null &
+pid=$!
+wait $pid
+tw $T/tracing_on 0
+cookies=$(grep -c -- "-$pid .*user_unwind_cookie: " $T/trace)
+nexts=$(grep -c -- "-$pid .*user_unwind_stack: .* next=0x" $T/trace)
+exact=0
+while read -r frames; do
+	[ "$(first_n 6 "$(symbols "$frames")")" = "$CHAIN" ] && exact=$((exact + 1))
+done < <(stitched | awk -F'|' -v p=$pid '$1 == p && $4 ~ /getppid/ { print $5 }')
+if [ "$cookies $nexts $exact" = "1 20 20" ]; then
+	pass "one CPU: 1 cookie entry, each stack gives the next cookie, 20 exact stacks"
+else
+	fail "one CPU: 1 cookie entry, each stack gives the next cookie, 20 exact stacks" \
+		"$cookies cookie entries, $nexts stacks with next=, $exact exact stacks"
+fi
+
 # Frames are file + offset: the file entry names the binary with its build-id.
 trace_clear
 tw $T/events/syscalls/sys_enter_getppid/enable 1

@@ -43,6 +43,11 @@
 		stk[c] = ""
 		nstk[c]++
 		stkpid[c] = pid
+		# flag 0x4: the task's next cookie on this CPU, as a cookie entry
+		if (body ~ / next=0x[0-9a-f]+$/) {
+			stpid[cpu] = pid
+			stck[cpu] = substr(body, index(body, " next=") + 6)
+		}
 		next
 	}
 	if (body ~ /^user_unwind_file: /)

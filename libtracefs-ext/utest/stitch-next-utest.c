@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Stitcher tests: stack entries with flag 0x4 (next), which give the task
+ * the next cookie of their CPU, so that its next kernel entry there needs
+ * no cookie entry. K1 was made on CPU 1, K2 on CPU 2 (their low halves).
+ */
+#include <string.h>
+
+#include "trace-env.h"
+
+#define SUITE	"stitcher-next"
+
+#define NEXT(k)		((k) + (2ULL << 32))
+
+static const struct ut_frame ut_a[] = { { 0, 0x7000a } };
+static const struct ut_frame ut_b[] = { { 0, 0x7000b } };
+static const struct ut_frame ut_c[] = { { 0, 0x7000c } };
+
+/* A stack entry that gives its task the next cookie on its CPU. */
+static int ut_stack_next(struct ut_trace *t, int cpu, int pid, unsigned long long cookie,
+			 const struct ut_frame *frames)
+{
+	unsigned char enc[64];
+	size_t len = ut_encode(enc, frames, 1);
+
+	return ut_add(t, cpu, ut_rec_stack(t->buf, pid, cookie, 1, 0x4, enc, len));
+}
+
+static void ut_check_stack(struct ut_trace *t, size_t i, unsigned long long cookie,
+			   const char *text)
+{
+	if (i >= t->nr_seen)
+		return;
+	UT_CHECK(t->seen[i].cookie == cookie, "event %zu: cookie %#llx, want %#llx", i,
+		 t->seen[i].cookie, cookie);
+	UT_CHECK_STR(t->seen[i].text, text);
+}
+
+/* A task in a system call loop on CPU 1: one cookie entry, then stacks only. */
+static void test_loop(void)
+{
+	struct ut_trace t;
+
+	if (!ut_start(&t, UT_FORMATS_ALL, 0))
+		return;
+	ut_cookie(&t, 1, P, K1);
+	ut_event(&t, 1, P, 1);
+	ut_stack_next(&t, 1, P, K1, ut_a);
+	ut_event(&t, 1, P, 2);
+	ut_event(&t, 1, P, 3);
+	UT_SEEN(&t, 1);
+	ut_stack_next(&t, 1, P, NEXT(K1), ut_b);
+	ut_event(&t, 1, P, 4);
+	ut_stack_next(&t, 1, P, NEXT(NEXT(K1)), ut_c);
+	UT_SEEN(&t, 4);
+	UT_EXPECT(&t, 0, 1, STACK, NONE);
+	UT_EXPECT(&t, 1, 2, STACK, NONE);
+	UT_EXPECT(&t, 2, 3, STACK, NONE);
+	UT_EXPECT(&t, 3, 4, STACK, NONE);
+	ut_check_stack(&t, 0, K1, "  => 0x7000a\n");
+	ut_check_stack(&t, 1, NEXT(K1), "  => 0x7000b\n");
+	ut_check_stack(&t, 2, NEXT(K1), "  => 0x7000b\n");
+	ut_check_stack(&t, 3, NEXT(NEXT(K1)), "  => 0x7000c\n");
+	ut_end(&t);
+}
+
+/*
+ * Events of the task work after the stack entry belong to its entry: the
+ * kernel writes the cookie entry again for them, and they get the stack at
+ * once. The next entry, its cookie said again, waits for its own.
+ */
+static void test_task_work(void)
+{
+	struct ut_trace t;
+
+	if (!ut_start(&t, UT_FORMATS_ALL, 0))
+		return;
+	ut_cookie(&t, 1, P, K1);
+	ut_event(&t, 1, P, 1);
+	ut_stack_next(&t, 1, P, K1, ut_a);
+	ut_cookie(&t, 1, P, K1);
+	ut_event(&t, 1, P, 2);
+	UT_SEEN(&t, 2);
+	UT_EXPECT(&t, 1, 2, STACK, NONE);
+	ut_check_stack(&t, 1, K1, "  => 0x7000a\n");
+	ut_cookie(&t, 1, P, NEXT(K1));
+	ut_event(&t, 1, P, 3);
+	UT_SEEN(&t, 2);
+	ut_stack_next(&t, 1, P, NEXT(K1), ut_b);
+	UT_SEEN(&t, 3);
+	ut_check_stack(&t, 2, NEXT(K1), "  => 0x7000b\n");
+	ut_end(&t);
+}
+
+/* Another pid after the stack entry carries no cookie; the task's stays. */
+static void test_other_pid(void)
+{
+	struct ut_trace t;
+
+	if (!ut_start(&t, UT_FORMATS_ALL, 0))
+		return;
+	ut_cookie(&t, 1, P, K1);
+	ut_event(&t, 1, P, 1);
+	ut_stack_next(&t, 1, P, K1, ut_a);
+	ut_event(&t, 1, R, 2);
+	ut_event(&t, 1, P, 3);
+	ut_stack_next(&t, 1, P, NEXT(K1), ut_b);
+	UT_SEEN(&t, 3);
+	UT_EXPECT(&t, 1, 2, NONE, NONE);
+	UT_EXPECT(&t, 2, 3, STACK, NONE);
+	ut_check_stack(&t, 2, NEXT(K1), "  => 0x7000b\n");
+	ut_end(&t);
+}
+
+/*
+ * The task runs an entry on CPU 2 in between; back on CPU 1, the cookie the
+ * stack entry there gave it still holds (no other cookie was made there).
+ */
+static void test_back_to_cpu(void)
+{
+	struct ut_trace t;
+
+	if (!ut_start(&t, UT_FORMATS_ALL, 0))
+		return;
+	ut_cookie(&t, 1, P, K1);
+	ut_event(&t, 1, P, 1);
+	ut_stack_next(&t, 1, P, K1, ut_a);
+	ut_cookie(&t, 2, P, K2);
+	ut_event(&t, 2, P, 2);
+	ut_stack_next(&t, 2, P, K2, ut_b);
+	ut_event(&t, 1, P, 3);
+	UT_SEEN(&t, 2);
+	ut_stack_next(&t, 1, P, NEXT(K1), ut_c);
+	UT_SEEN(&t, 3);
+	ut_check_stack(&t, 1, K2, "  => 0x7000b\n");
+	UT_EXPECT(&t, 2, 3, STACK, NONE);
+	ut_check_stack(&t, 2, NEXT(K1), "  => 0x7000c\n");
+	ut_end(&t);
+}
+
+/*
+ * Events missed on a CPU: unknown until a stack entry there says the
+ * cookie again. A stack entry too short to read makes the CPU unknown: it
+ * may have said one.
+ */
+static void test_missed_and_cut(void)
+{
+	struct ut_trace t;
+
+	if (!ut_start(&t, UT_FORMATS_ALL, 0))
+		return;
+	ut_cookie(&t, 1, P, K1);
+	t.missed[1] = 5;
+	ut_event(&t, 1, P, 1);
+	ut_stack_next(&t, 1, P, K1, ut_a);
+	ut_event(&t, 1, P, 2);
+	ut_stack_next(&t, 1, P, NEXT(K1), ut_b);
+	ut_add(&t, 1, ut_rec_stack(t.buf, P, NEXT(NEXT(K1)), 0, 0x4, NULL, 0) - 8);
+	ut_event(&t, 1, P, 3);
+	UT_SEEN(&t, 3);
+	UT_EXPECT(&t, 0, 1, UNKNOWN, NONE);
+	UT_EXPECT(&t, 1, 2, STACK, NONE);
+	ut_check_stack(&t, 1, NEXT(K1), "  => 0x7000b\n");
+	UT_EXPECT(&t, 2, 3, UNKNOWN, NONE);
+	ut_end(&t);
+}
+
+/* Without the flag a stack entry says nothing about the CPU (older kernels). */
+static void test_no_flag(void)
+{
+	struct ut_trace t;
+
+	if (!ut_start(&t, UT_FORMATS_ALL, 0))
+		return;
+	ut_cookie(&t, 1, P, K1);
+	ut_event(&t, 1, P, 1);
+	ut_stack(&t, 1, P, K1, ut_a, 1);
+	/* the task work of K1, traced: K1's stack */
+	ut_event(&t, 1, P, 2);
+	UT_SEEN(&t, 2);
+	UT_EXPECT(&t, 1, 2, STACK, NONE);
+	ut_check_stack(&t, 1, K1, "  => 0x7000a\n");
+	ut_end(&t);
+}
+
+void utest_stitch_next_register(void)
+{
+	CU_pSuite suite = CU_add_suite(SUITE, NULL, NULL);
+
+	if (!suite)
+		return;
+	CU_add_test(suite, "loop", test_loop);
+	CU_add_test(suite, "task_work", test_task_work);
+	CU_add_test(suite, "other_pid", test_other_pid);
+	CU_add_test(suite, "back_to_cpu", test_back_to_cpu);
+	CU_add_test(suite, "missed_and_cut", test_missed_and_cut);
+	CU_add_test(suite, "no_flag", test_no_flag);
+}
