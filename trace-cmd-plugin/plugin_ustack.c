@@ -378,6 +378,7 @@ static int up_stack_handler(struct trace_seq *s, struct tep_record *record,
 			    struct tep_event *event, void *context)
 {
 	struct up_fields *f = up_entry_fields(context, UP_E_STACK, event);
+	unsigned long long cookie = up_num(f, UP_F_COOKIE, record);
 	unsigned int flags = up_num(f, UP_F_FLAGS, record);
 	struct up_plugin *plugin = context;
 	const struct up_result *res;
@@ -385,13 +386,17 @@ static int up_stack_handler(struct trace_seq *s, struct tep_record *record,
 
 	up_wrap_all(plugin);
 	p = up_put_str(p, "cookie=0x");
-	p = up_put_num(p, up_num(f, UP_F_COOKIE, record), 16);
+	p = up_put_num(p, cookie, 16);
 	p = up_put_str(p, " frames=");
 	p = up_put_num(p, up_num(f, UP_F_NR, record), 10);
 	if (flags & USTACK_STACK_TRUNCATED)
 		p = up_put_str(p, " truncated");
 	if (flags & USTACK_STACK_NO_STACK)
 		p = up_put_str(p, " no-stack");
+	if (flags & USTACK_ENTRY_NEXT) {
+		p = up_put_str(p, " next=0x");
+		p = up_put_num(p, cookie + USTACK_COOKIE_NEXT, 16);
+	}
 	*p = '\0';
 	trace_seq_puts(s, buf);
 	if (!plugin->raw || !plugin->ahead)

@@ -195,10 +195,6 @@ struct ustack_cpu {
 	bool			next;
 };
 
-/* user_unwind_stack flag 0x4: gives the task the cookie this much above */
-#define USTACK_REC_NEXT		0x4
-#define USTACK_COOKIE_NEXT	(2ULL << 32)
-
 /*
  * An event (or raw entry) handed back later: a copy of its record, and what
  * says its stack. With an entry, the entry's state is the event's; else

@@ -87,6 +87,14 @@ int ustack_deferred_is_enabled(struct tracefs_instance *instance);
 #define USTACK_STACK_NO_STACK	0x2	/* the stack could not be walked; nr is 0 */
 #define USTACK_STACK_MALFORMED	0x100	/* the frame data is damaged */
 
+/*
+ * user_unwind_stack.flags 0x4, not kept in struct ustack_stack: the entry
+ * gives its task's later events on its CPU the cookie USTACK_COOKIE_NEXT
+ * above its own, as a user_unwind_cookie entry would.
+ */
+#define USTACK_ENTRY_NEXT	0x4
+#define USTACK_COOKIE_NEXT	(2ULL << 32)
+
 /**
  * struct ustack_frame - one frame of a user stack, as the kernel recorded it
  * @path: the mapped file, as /proc/PID/maps showed it; NULL when the frame is

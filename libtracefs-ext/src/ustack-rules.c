@@ -204,7 +204,7 @@ int ustack_on_stack(struct ustack_stitcher *st, struct ustack_cpu *c,
 		c->state = USTACK_CPU_UNKNOWN;
 		return 0;
 	}
-	if (rec->flags & USTACK_REC_NEXT) {
+	if (rec->flags & USTACK_ENTRY_NEXT) {
 		c->state = USTACK_CPU_COOKIE;
 		c->pid = rec->pid;
 		c->cookie = rec->cookie + USTACK_COOKIE_NEXT;
