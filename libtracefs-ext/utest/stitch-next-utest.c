@@ -26,6 +26,17 @@ static int ut_stack_next(struct ut_trace *t, int cpu, int pid, unsigned long lon
 	return ut_add(t, cpu, ut_rec_stack(t->buf, pid, cookie, 1, 0x4, enc, len));
 }
 
+/* P's kernel entry K1 on CPU 1: its cookie entry, event 1, its stack with next. */
+static bool ut_start_k1(struct ut_trace *t)
+{
+	if (!ut_start(t, UT_FORMATS_ALL, 0))
+		return false;
+	ut_cookie(t, 1, P, K1);
+	ut_event(t, 1, P, 1);
+	ut_stack_next(t, 1, P, K1, ut_a);
+	return true;
+}
+
 static void ut_check_stack(struct ut_trace *t, size_t i, unsigned long long cookie,
 			   const char *text)
 {
@@ -41,11 +52,8 @@ static void test_loop(void)
 {
 	struct ut_trace t;
 
-	if (!ut_start(&t, UT_FORMATS_ALL, 0))
+	if (!ut_start_k1(&t))
 		return;
-	ut_cookie(&t, 1, P, K1);
-	ut_event(&t, 1, P, 1);
-	ut_stack_next(&t, 1, P, K1, ut_a);
 	ut_event(&t, 1, P, 2);
 	ut_event(&t, 1, P, 3);
 	UT_SEEN(&t, 1);
@@ -73,11 +81,8 @@ static void test_task_work(void)
 {
 	struct ut_trace t;
 
-	if (!ut_start(&t, UT_FORMATS_ALL, 0))
+	if (!ut_start_k1(&t))
 		return;
-	ut_cookie(&t, 1, P, K1);
-	ut_event(&t, 1, P, 1);
-	ut_stack_next(&t, 1, P, K1, ut_a);
 	ut_cookie(&t, 1, P, K1);
 	ut_event(&t, 1, P, 2);
 	UT_SEEN(&t, 2);
@@ -97,11 +102,8 @@ static void test_other_pid(void)
 {
 	struct ut_trace t;
 
-	if (!ut_start(&t, UT_FORMATS_ALL, 0))
+	if (!ut_start_k1(&t))
 		return;
-	ut_cookie(&t, 1, P, K1);
-	ut_event(&t, 1, P, 1);
-	ut_stack_next(&t, 1, P, K1, ut_a);
 	ut_event(&t, 1, R, 2);
 	ut_event(&t, 1, P, 3);
 	ut_stack_next(&t, 1, P, NEXT(K1), ut_b);
@@ -120,11 +122,8 @@ static void test_back_to_cpu(void)
 {
 	struct ut_trace t;
 
-	if (!ut_start(&t, UT_FORMATS_ALL, 0))
+	if (!ut_start_k1(&t))
 		return;
-	ut_cookie(&t, 1, P, K1);
-	ut_event(&t, 1, P, 1);
-	ut_stack_next(&t, 1, P, K1, ut_a);
 	ut_cookie(&t, 2, P, K2);
 	ut_event(&t, 2, P, 2);
 	ut_stack_next(&t, 2, P, K2, ut_b);
