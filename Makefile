@@ -14,6 +14,9 @@ TOP     := $(CURDIR)
 BUILD   := $(TOP)/build
 PROGS   := $(BUILD)/progs
 LIBEXT  := $(MAKE) --no-print-directory -C libtracefs-ext O=$(BUILD)/libtracefs-ext
+# The library and its tests again under ASan and UBSan (tests/run.sh runs both).
+LIBEXT_ASAN := $(MAKE) --no-print-directory -C libtracefs-ext O=$(BUILD)/libtracefs-ext-asan \
+	   SANITIZE=address,undefined
 PLUGIN  := $(MAKE) --no-print-directory -C trace-cmd-plugin O=$(BUILD)/trace-cmd-plugin \
 	   LIBEXT_O=$(BUILD)/libtracefs-ext
 CC      ?= gcc
@@ -120,6 +123,7 @@ check: deps
 	$(Q)$(MAKE) --no-print-directory kernel perf progs libtracefs-ext trace-cmd-plugin DEBUG=
 	$(Q)if [ "$(DEBUG)" = 1 ]; then $(MAKE) --no-print-directory kernel DEBUG=1; fi
 	$(Q)$(LIBEXT) utest
+	$(Q)$(LIBEXT_ASAN) utest
 	$(Q)USTACK_DEBUG=$(DEBUG) tests/run.sh
 
 # Benchmarks: ring-buffer bytes and time per call with and without user

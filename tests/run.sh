@@ -7,7 +7,8 @@
 #
 #   tests/run.sh [-k PATTERN]    only test files whose name contains PATTERN
 #
-# Host tests: tests/host/*.sh and the CUnit binaries in build/tests/host/.
+# Host tests: tests/host/*.sh and the CUnit binaries listed in cunit_bins
+# below (a missing one is a FAIL, never a silent skip).
 # Guest tests: tests/guest/*.sh, each booted in its own guest by
 # scripts/guest-run.sh (on the debug kernel too when the file says
 # "# kernels: normal debug" and USTACK_DEBUG=1, i.e. make check DEBUG=1;
@@ -75,11 +76,22 @@ for t in "$top"/tests/host/*.sh; do
 	bash "$t" >"$log" 2>&1
 	count "$name" "$log" $?
 done
-for t in "$top"/build/tests/host/*; do
-	[ -x "$t" ] && [ -f "$t" ] || continue
-	name=cunit/$(basename "$t")
+# The CUnit binaries make check builds: "name path" (the libtracefs-ext
+# tests as built, and again under ASan and UBSan).
+cunit_bins=(
+	"libtracefs-ext-utest build/libtracefs-ext/utest/libtracefs-ext-utest"
+	"libtracefs-ext-utest-asan build/libtracefs-ext-asan/utest/libtracefs-ext-utest"
+)
+for entry in "${cunit_bins[@]}"; do
+	name=cunit/${entry%% *}
+	t=$top/${entry#* }
 	want "$name" || continue
 	log=$logs/${name//\//-}.log
+	if [ ! -x "$t" ] || [ ! -f "$t" ]; then
+		echo "FAIL: ${t#$top/}: not built (make check builds it)" >"$log"
+		count "$name" "$log" 0
+		continue
+	fi
 	run_cunit "$t" "$log"
 	count "$name" "$log" $?
 done

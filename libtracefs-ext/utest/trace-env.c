@@ -145,7 +145,8 @@ size_t ut_rec_stack(unsigned char *buf, int pid, unsigned long long cookie, unsi
 	memcpy(buf + n, &cookie, 8);
 	memcpy(buf + 16, &nr16, 2);
 	memcpy(buf + 18, &flags16, 2);
-	memcpy(buf + 20, frames, len);
+	if (len)
+		memcpy(buf + 20, frames, len);
 	return ut_pad(buf, 20 + len);
 }
 
