@@ -10,9 +10,10 @@
  * line in a taken slot replaces the one there): the memory stays bounded
  * whatever the trace.
  *
- * A line is found again by what made it: the file id, the offset, and the
- * path and build-id of the file (a file id can name another file later in
- * the trace, when the kernel numbers its files again).
+ * A line is found again by what made it: the file id, the offset, the
+ * frame's flags (a return address is looked up as the call before it), and
+ * the path and build-id of the file (a file id can name another file later
+ * in the trace, when the kernel numbers its files again).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 
 struct up_line {
 	unsigned int		file_id;
+	unsigned int		flags;
 	unsigned long long	offset;
 	size_t			build_id_size;
 	bool			has_path;
@@ -44,7 +46,7 @@ static bool up_line_same(const struct up_line *line, const struct ustack_frame *
 	size_t bid_size = frame->build_id ? frame->build_id_size : 0;
 
 	if (line->file_id != frame->file_id || line->offset != frame->offset ||
-	    line->build_id_size != bid_size)
+	    line->flags != frame->flags || line->build_id_size != bid_size)
 		return false;
 	if (!frame->path != !line->has_path)
 		return false;
@@ -71,6 +73,7 @@ static struct up_line *up_line_make(struct up_lines *lines, const struct ustack_
 	if (!line)
 		return NULL;
 	line->file_id = frame->file_id;
+	line->flags = frame->flags;
 	line->offset = frame->offset;
 	line->build_id_size = bid_size;
 	line->has_path = frame->path;

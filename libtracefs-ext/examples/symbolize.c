@@ -2,11 +2,12 @@
 /*
  * symbolize: print the symbol at offsets in a mapped file.
  *
- *   symbolize [-d DEBUGDIR] [-b BUILD-ID] FILE OFFSET...
+ *   symbolize [-r] [-d DEBUGDIR] [-b BUILD-ID] FILE OFFSET...
  *
  * An OFFSET is what the kernel records for a user stack frame, an offset into
  * the mapped FILE (ip - vma_start + vm_pgoff * page_size), in decimal or in
- * hex with 0x. BUILD-ID is in hex, as "readelf -n" prints it.
+ * hex with 0x. BUILD-ID is in hex, as "readelf -n" prints it. With -r the
+ * offsets are return addresses (the frames of callers, all but the innermost).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -39,12 +40,13 @@ int main(int argc, char **argv)
 	const char *debug_dir = NULL;
 	struct ustack_symbol symbol;
 	unsigned long long offset;
+	unsigned int flags = 0;
 	size_t build_id_size = 0;
 	int opt, i, ret = 0;
 	char text[4096];
 	char *end;
 
-	while ((opt = getopt(argc, argv, "b:d:")) != -1) {
+	while ((opt = getopt(argc, argv, "b:d:r")) != -1) {
 		switch (opt) {
 		case 'b':
 			if (parse_build_id(optarg, build_id, &build_id_size)) {
@@ -54,6 +56,9 @@ int main(int argc, char **argv)
 			break;
 		case 'd':
 			debug_dir = optarg;
+			break;
+		case 'r':
+			flags |= USTACK_LOOKUP_RETURN;
 			break;
 		default:
 			goto usage;
@@ -82,7 +87,7 @@ int main(int argc, char **argv)
 			continue;
 		}
 		if (ustack_symbolizer_lookup(sym, argv[optind], build_id_size ? build_id : NULL,
-					     build_id_size, offset, &symbol)) {
+					     build_id_size, offset, flags, &symbol)) {
 			perror("symbolize: ustack_symbolizer_lookup");
 			ret = 1;
 			break;
@@ -96,6 +101,6 @@ int main(int argc, char **argv)
 	return ret;
 
 usage:
-	fprintf(stderr, "usage: symbolize [-d DEBUGDIR] [-b BUILD-ID] FILE OFFSET...\n");
+	fprintf(stderr, "usage: symbolize [-r] [-d DEBUGDIR] [-b BUILD-ID] FILE OFFSET...\n");
 	return 2;
 }

@@ -35,6 +35,15 @@ extern "C" {
 /* Debug file root used until ustack_symbolizer_set_debug_dir() changes it. */
 #define USTACK_DEBUG_DIR	"/usr/lib/debug"
 
+/*
+ * ustack_symbolizer_lookup() flags: the offset is a return address (the
+ * frame of a caller). The call is the instruction before it, and when the
+ * callee never returns (exit(), abort(), __stack_chk_fail()) the call can be
+ * the last instruction of its function: the return address is then one past
+ * that function's end, so the symbol is looked for at the offset minus one.
+ */
+#define USTACK_LOOKUP_RETURN	0x1
+
 struct ustack_symbolizer;
 
 /**
@@ -46,7 +55,9 @@ struct ustack_symbolizer;
  * @file_offset: the offset asked for
  * @addr: the link-time virtual address of @file_offset; 0 when the offset is in
  *	no loadable segment
- * @sym_offset: @addr minus the start of @name
+ * @sym_offset: @addr minus the start of @name. For a return address
+ *	(USTACK_LOOKUP_RETURN) @name is the function of the call before it,
+ *	so @sym_offset may be that function's size, when the call ends it.
  * @resolved: true when @name and @file are set
  *
  * The strings belong to the symbolizer and stay valid until it is freed or
@@ -69,7 +80,8 @@ int ustack_symbolizer_set_debug_dir(struct ustack_symbolizer *sym, const char *d
 const char *ustack_symbolizer_get_debug_dir(struct ustack_symbolizer *sym);
 int ustack_symbolizer_lookup(struct ustack_symbolizer *sym, const char *path,
 			     const unsigned char *build_id, size_t build_id_size,
-			     unsigned long long offset, struct ustack_symbol *symbol);
+			     unsigned long long offset, unsigned int flags,
+			     struct ustack_symbol *symbol);
 int ustack_symbol_format(const struct ustack_symbol *symbol, char *buf, size_t size);
 
 /* ustack-control.c: the option user_stacktrace_deferred of an instance */
@@ -95,6 +107,13 @@ int ustack_deferred_is_enabled(struct tracefs_instance *instance);
 #define USTACK_ENTRY_NEXT	0x4
 #define USTACK_COOKIE_NEXT	(2ULL << 32)
 
+/*
+ * struct ustack_frame flags: the frame's offset is a return address (every
+ * frame but the innermost); ustack_frame_format() looks it up with
+ * USTACK_LOOKUP_RETURN.
+ */
+#define USTACK_FRAME_RETURN	0x1
+
 /**
  * struct ustack_frame - one frame of a user stack, as the kernel recorded it
  * @path: the mapped file, as /proc/PID/maps showed it; NULL when the frame is
@@ -103,6 +122,7 @@ int ustack_deferred_is_enabled(struct tracefs_instance *instance);
  * @build_id: the GNU build-id of the file; NULL when not known
  * @build_id_size: the bytes in @build_id; 0 when not known
  * @file_id: the id of the user_unwind_file entry; 0 when not in a file
+ * @flags: USTACK_FRAME_* bits
  * @offset: the offset into the file (ip - vma_start + vm_pgoff * page_size),
  *	what ustack_symbolizer_lookup() takes; the address when @file_id is 0
  */
@@ -111,6 +131,7 @@ struct ustack_frame {
 	const unsigned char	*build_id;
 	size_t			build_id_size;
 	unsigned int		file_id;
+	unsigned int		flags;
 	unsigned long long	offset;
 };
 

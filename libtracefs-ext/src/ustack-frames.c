@@ -227,6 +227,8 @@ struct ustack_stack *ustack_stack_decode(struct ustack_files *files, unsigned lo
 			break;
 		}
 		ref->frames[i].file_id = id;
+		/* the innermost frame is where the task was; the others return there */
+		ref->frames[i].flags = i ? USTACK_FRAME_RETURN : 0;
 		ref->frames[i].offset = offset;
 		ref->frames[i].path = NULL;
 		ref->frames[i].build_id = NULL;

@@ -19,6 +19,8 @@
  *
  * A frame in a file prints, with @sym, as ustack_symbol_format() prints its
  * symbol: "name+0x1a (/path/to/file)", or "[unknown] (/path/to/file+0x1234)";
+ * a frame with USTACK_FRAME_RETURN (a caller's) is looked up as a return
+ * address (USTACK_LOOKUP_RETURN), and still prints its own offset;
  * without @sym as "/path/to/file+0x1234". A frame in no file prints as its
  * address, "0x7f0123456789"; a frame in a file whose user_unwind_file entry
  * was not seen as "file#7+0x1234". Like snprintf(), the text is cut to fit
@@ -43,7 +45,8 @@ int ustack_frame_format(struct ustack_symbolizer *sym, const struct ustack_frame
 	if (!sym)
 		return snprintf(buf, size, "%s+0x%llx", frame->path, frame->offset);
 	if (ustack_symbolizer_lookup(sym, frame->path, frame->build_id, frame->build_id_size,
-				     frame->offset, &symbol))
+				     frame->offset, frame->flags & USTACK_FRAME_RETURN ?
+				     USTACK_LOOKUP_RETURN : 0, &symbol))
 		return -1;
 	return ustack_symbol_format(&symbol, buf, size);
 }

@@ -229,6 +229,8 @@ const char *ustack_symbolizer_get_debug_dir(struct ustack_symbolizer *sym)
  * @build_id_size: the number of bytes in @build_id; 0 when not known
  * @offset: the offset in the file: ip - vma_start + vm_pgoff * page_size, as
  *	the kernel records for a user stack frame
+ * @flags: 0, or USTACK_LOOKUP_RETURN when @offset is a return address (any
+ *	frame of a stack but the innermost)
  * @symbol: filled in with the result
  *
  * The offset is turned into a link-time address through the file's PT_LOAD
@@ -236,6 +238,13 @@ const char *ustack_symbolizer_get_debug_dir(struct ustack_symbolizer *sym)
  * was stripped), in the .symtab of its separate debug file (see
  * ustack_symbolizer_set_debug_dir()); else in its .dynsym. The containing
  * symbol is taken, or the nearest one below for symbols without a size.
+ *
+ * With USTACK_LOOKUP_RETURN the segment and the symbol are those of @offset
+ * - 1, the last byte of the call (as debuggers do): a call to a function that
+ * never returns can end its function, and its return address is then the
+ * first byte of the next function, or padding. @symbol->addr and
+ * @symbol->sym_offset are still those of @offset itself, so that name +
+ * sym_offset is the address recorded.
  *
  * When @build_id is given and the file on disk does not carry it (it was
  * replaced, or is gone), the file is not trusted: only the debug file with
@@ -249,19 +258,21 @@ const char *ustack_symbolizer_get_debug_dir(struct ustack_symbolizer *sym)
  * and @symbol->file_offset say what to print instead.
  *
  * Return: 0 on success (resolved or not); -1 with errno EINVAL (@sym, @path
- * or @symbol NULL, @build_id NULL with a size, or a size above
- * USTACK_BUILD_ID_MAX) or ENOMEM.
+ * or @symbol NULL, @build_id NULL with a size, a size above
+ * USTACK_BUILD_ID_MAX, or an unknown flag) or ENOMEM.
  */
 int ustack_symbolizer_lookup(struct ustack_symbolizer *sym, const char *path,
 			     const unsigned char *build_id, size_t build_id_size,
-			     unsigned long long offset, struct ustack_symbol *symbol)
+			     unsigned long long offset, unsigned int flags,
+			     struct ustack_symbol *symbol)
 {
 	const struct ustack_segment *seg;
+	unsigned long long look, addr;
 	const struct ustack_sym *s;
 	struct ustack_file *f;
 
 	if (!sym || !path || !symbol || (build_id_size && !build_id) ||
-	    build_id_size > USTACK_BUILD_ID_MAX) {
+	    build_id_size > USTACK_BUILD_ID_MAX || (flags & ~USTACK_LOOKUP_RETURN)) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -274,13 +285,18 @@ int ustack_symbolizer_lookup(struct ustack_symbolizer *sym, const char *path,
 	symbol->path = f->path;
 	symbol->file_offset = offset;
 
-	seg = ustack_file_segment(f, offset);
+	/* a return address of 0 follows no call */
+	if ((flags & USTACK_LOOKUP_RETURN) && !offset)
+		return 0;
+	look = flags & USTACK_LOOKUP_RETURN ? offset - 1 : offset;
+	seg = ustack_file_segment(f, look);
 	if (!seg)
 		return 0;
-	symbol->addr = offset - seg->offset + seg->vaddr;
+	addr = look - seg->offset + seg->vaddr;
+	symbol->addr = addr + (offset - look);
 
 	/* a symbol never reaches into the next segment, whatever its section says */
-	s = ustack_symtab_find(&f->symtab, symbol->addr);
+	s = ustack_symtab_find(&f->symtab, addr);
 	if (!s || s->addr < seg->vaddr)
 		return 0;
 	symbol->file = f->sym_file;

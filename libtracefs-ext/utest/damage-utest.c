@@ -69,7 +69,8 @@ static void lookup_damaged(const char *path, bool names_must_match, const char *
 	for (i = 0; i < F_NR; i++) {
 		if (!fx.funcs[i].found)
 			continue;
-		if (!UT_CHECK(!ustack_symbolizer_lookup(sym, path, NULL, 0, fx.funcs[i].offset, &s),
+		if (!UT_CHECK(!ustack_symbolizer_lookup(sym, path, NULL, 0, fx.funcs[i].offset, 0,
+							&s),
 			      "%s: lookup failed: %s", what, strerror(errno)))
 			break;
 		if (!s.resolved)

@@ -29,6 +29,9 @@ static const char * const utest_func_names[F_NR] = {
 	[F_NOSIZE]	= "utest_nosize",
 	[F_PADDED]	= "utest_padded",
 	[F_RODATA]	= "utest_rodata_label",
+	[F_NORETURN]	= "utest_noreturn",
+	[F_AFTER_NORETURN] = "utest_after_noreturn",
+	[F_NORETURN_PAD] = "utest_noreturn_pad",
 };
 
 bool utest_pathf(char *buf, size_t size, const char *fmt, ...)
@@ -132,7 +135,7 @@ bool utest_lookup(struct ustack_symbolizer *sym, const char *path, const unsigne
 {
 	/* garbage in, so a field the lookup forgets to set shows */
 	memset(s, 0xa5, sizeof(*s));
-	return UT_CHECK(!ustack_symbolizer_lookup(sym, path, id, id_size, offset, s),
+	return UT_CHECK(!ustack_symbolizer_lookup(sym, path, id, id_size, offset, 0, s),
 			"ustack_symbolizer_lookup(%s, %#llx): %s", path, offset, strerror(errno));
 }
 

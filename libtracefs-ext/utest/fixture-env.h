@@ -55,8 +55,11 @@ struct utest_func {
 	bool			found;
 };
 
-/* F_NOSIZE, F_PADDED and F_RODATA are assembly, only on x86 */
-enum { F_ALPHA, F_BETA, F_GAMMA, F_NOSIZE, F_PADDED, F_RODATA, F_NR };
+/* From F_NOSIZE on they are assembly, only on x86 */
+enum {
+	F_ALPHA, F_BETA, F_GAMMA, F_NOSIZE, F_PADDED, F_RODATA,
+	F_NORETURN, F_AFTER_NORETURN, F_NORETURN_PAD, F_NR
+};
 
 struct utest_fixture {
 	char			tmp_dir[PATH_MAX];

@@ -70,6 +70,35 @@ asm(".pushsection .text.utest_padded, \"ax\", @progbits\n"
 	"	.skip 32, 0xcc\n"
 	".popsection\n");
 
+/*
+ * Functions whose last instruction calls one that never returns (abort()
+ * here; exit() and __stack_chk_fail() do the same in real programs): the
+ * return address is one past the end. After utest_noreturn comes
+ * utest_after_noreturn, starting at that return address; after
+ * utest_noreturn_pad, 16 bytes of padding in no symbol.
+ */
+asm(".pushsection .text.utest_noreturn, \"ax\", @progbits\n"
+	".globl utest_noreturn\n"
+	".type utest_noreturn, @function\n"
+	"utest_noreturn:\n"
+	"	nop\n"
+	"	call abort@PLT\n"
+	".size utest_noreturn, .-utest_noreturn\n"
+	".globl utest_after_noreturn\n"
+	".type utest_after_noreturn, @function\n"
+	"utest_after_noreturn:\n"
+	"	nop\n"
+	"	ret\n"
+	".size utest_after_noreturn, .-utest_after_noreturn\n"
+	".globl utest_noreturn_pad\n"
+	".type utest_noreturn_pad, @function\n"
+	"utest_noreturn_pad:\n"
+	"	nop\n"
+	"	call abort@PLT\n"
+	".size utest_noreturn_pad, .-utest_noreturn_pad\n"
+	"	.skip 16, 0xcc\n"
+	".popsection\n");
+
 /* A label in read-only data: a symbol, but not code. */
 asm(".pushsection .rodata.utest_label, \"a\", @progbits\n"
 	".globl utest_rodata_label\n"

@@ -242,6 +242,55 @@ static void test_stack_format(void)
 	ustack_symbolizer_free(sym);
 }
 
+/*
+ * A decoded stack: the innermost frame is where the task was, every other one
+ * a return address. Both frames here are at the first byte of
+ * utest_after_noreturn, which is also where the call ending utest_noreturn
+ * returns to: the innermost prints as utest_after_noreturn, the caller as
+ * utest_noreturn.
+ */
+static void test_stack_return_address(void)
+{
+	const struct utest_func *after = &fx.funcs[F_AFTER_NORETURN];
+	const struct ut_frame frames[] = { { 1, after->offset }, { 1, after->offset } };
+	char buf[2 * PATH_MAX], want[2 * PATH_MAX];
+	struct ustack_files files = { 0 };
+	struct ustack_symbolizer *sym;
+	unsigned char enc[64];
+	struct ustack_stack *s;
+	size_t len;
+
+	if (!after->found || !fx.funcs[F_NORETURN].found) {
+		utest_skip("no assembly fixture functions on this architecture");
+		return;
+	}
+	sym = utest_symbolizer(fx.empty_dir);
+	if (!sym)
+		return;
+	if (!UT_CHECK(!ustack_files_set(&files, 1, NULL, 0, fx.so, strlen(fx.so)), "files_set"))
+		goto out;
+	len = ut_encode(enc, frames, 2);
+	s = ustack_stack_decode(&files, 1, 1, 2, 0, enc, len);
+	if (!UT_CHECK(s && s->nr == 2, "decode"))
+		goto out;
+	UT_CHECK(s->frames[0].flags == 0, "innermost flags %#x", s->frames[0].flags);
+	UT_CHECK(s->frames[1].flags == USTACK_FRAME_RETURN, "caller flags %#x",
+		 s->frames[1].flags);
+	utest_pathf(want, sizeof(want), "  => utest_after_noreturn+0x0 (%s)\n"
+		    "  => utest_noreturn+0x6 (%s)\n", fx.so, fx.so);
+	ustack_stack_format(sym, s, buf, sizeof(buf));
+	UT_CHECK_STR(buf, want);
+	/* without a symbolizer, the offsets as recorded */
+	utest_pathf(want, sizeof(want), "  => %s+0x%llx\n  => %s+0x%llx\n", fx.so, after->offset,
+		    fx.so, after->offset);
+	ustack_stack_format(NULL, s, buf, sizeof(buf));
+	UT_CHECK_STR(buf, want);
+	ustack_stack_put(s);
+out:
+	ustack_files_clear(&files);
+	ustack_symbolizer_free(sym);
+}
+
 /* A stack that says it has frames, without them: refused, not read. */
 static void test_stack_format_no_frames(void)
 {
@@ -267,5 +316,6 @@ void utest_frames_register(void)
 	if (suite) {
 		CU_add_test(suite, "frame_format", test_frame_format);
 		CU_add_test(suite, "stack_format", test_stack_format);
+		CU_add_test(suite, "return_address", test_stack_return_address);
 	}
 }

@@ -38,11 +38,12 @@ static void test_bad_args(void)
 	errno = 0; \
 	UT_CHECK((call) == -1 && errno == EINVAL, "%s: want -1/EINVAL, errno %d", #call, errno); \
 } while (0)
-	CHECK_EINVAL(ustack_symbolizer_lookup(NULL, fx.so, NULL, 0, 0, &s));
-	CHECK_EINVAL(ustack_symbolizer_lookup(sym, NULL, NULL, 0, 0, &s));
-	CHECK_EINVAL(ustack_symbolizer_lookup(sym, fx.so, NULL, 0, 0, NULL));
-	CHECK_EINVAL(ustack_symbolizer_lookup(sym, fx.so, NULL, 20, 0, &s));
-	CHECK_EINVAL(ustack_symbolizer_lookup(sym, fx.so, id, sizeof(id), 0, &s));
+	CHECK_EINVAL(ustack_symbolizer_lookup(NULL, fx.so, NULL, 0, 0, 0, &s));
+	CHECK_EINVAL(ustack_symbolizer_lookup(sym, NULL, NULL, 0, 0, 0, &s));
+	CHECK_EINVAL(ustack_symbolizer_lookup(sym, fx.so, NULL, 0, 0, 0, NULL));
+	CHECK_EINVAL(ustack_symbolizer_lookup(sym, fx.so, NULL, 20, 0, 0, &s));
+	CHECK_EINVAL(ustack_symbolizer_lookup(sym, fx.so, id, sizeof(id), 0, 0, &s));
+	CHECK_EINVAL(ustack_symbolizer_lookup(sym, fx.so, NULL, 0, 0, 0x2, &s));
 	CHECK_EINVAL(ustack_symbolizer_set_debug_dir(NULL, "/tmp"));
 	CHECK_EINVAL(ustack_symbolizer_set_debug_dir(sym, ""));
 	CHECK_EINVAL(ustack_symbol_format(NULL, buf, sizeof(buf)));
@@ -123,6 +124,76 @@ static void test_no_symbol(void)
 		CHECK_UNRESOLVED(sym, fx.so, NULL, 0, fx.funcs[F_PADDED].offset + delta);
 	CHECK_UNRESOLVED(sym, fx.so, NULL, 0, fx.funcs[F_RODATA].offset);
 	CHECK_UNRESOLVED(sym, fx.so, NULL, 0, fx.funcs[F_RODATA].offset + 8);
+	ustack_symbolizer_free(sym);
+}
+
+/* A lookup with flags that must succeed; false (a failure recorded) if it did not. */
+static bool lookup_flags(struct ustack_symbolizer *sym, unsigned long long offset,
+			 unsigned int flags, struct ustack_symbol *s)
+{
+	memset(s, 0xa5, sizeof(*s));
+	return UT_CHECK(!ustack_symbolizer_lookup(sym, fx.so, NULL, 0, offset, flags, s),
+			"lookup(%#llx, %#x): %s", offset, flags, strerror(errno));
+}
+
+/*
+ * The frame of a caller is a return address. When the call is the last
+ * instruction of its function (the callee never returns), that address is
+ * the first byte of the next function, or padding: only the byte before it
+ * names the caller. The offset printed is still the one recorded.
+ */
+static void test_return_address(void)
+{
+	const struct utest_func *noret = &fx.funcs[F_NORETURN];
+	const struct utest_func *after = &fx.funcs[F_AFTER_NORETURN];
+	const struct utest_func *pad = &fx.funcs[F_NORETURN_PAD];
+	char buf[PATH_MAX + 64], want[PATH_MAX + 64];
+	struct ustack_symbolizer *sym;
+	unsigned long long size;
+	struct ustack_symbol s;
+
+	if (!noret->found || !after->found || !pad->found) {
+		utest_skip("no assembly fixture functions on this architecture");
+		return;
+	}
+	/* nop; call rel32: the call's return address is utest_after_noreturn */
+	size = after->vaddr - noret->vaddr;
+	if (!UT_CHECK(size == 6 && after->offset - noret->offset == size,
+		      "utest_noreturn is %#llx bytes, want 6", size))
+		return;
+	sym = utest_symbolizer(fx.empty_dir);
+	if (!sym)
+		return;
+
+	if (lookup_flags(sym, after->offset, USTACK_LOOKUP_RETURN, &s) &&
+	    UT_CHECK(s.resolved, "return address %#llx unresolved", after->offset)) {
+		UT_CHECK_STR(s.name, "utest_noreturn");
+		UT_CHECK_ULL(s.sym_offset, size);
+		UT_CHECK_ULL(s.addr, after->vaddr);
+		UT_CHECK_ULL(s.file_offset, after->offset);
+		UT_CHECK_STR(s.file, fx.so);
+		ustack_symbol_format(&s, buf, sizeof(buf));
+		utest_pathf(want, sizeof(want), "utest_noreturn+0x6 (%s)", fx.so);
+		UT_CHECK_STR(buf, want);
+	}
+	/* the innermost frame, right at the start of the next function, is that function */
+	CHECK_RESOLVED(sym, fx.so, NULL, 0, after, 0, fx.so);
+	/* a return address inside a function is in that function */
+	if (lookup_flags(sym, after->offset + 1, USTACK_LOOKUP_RETURN, &s)) {
+		UT_CHECK_STR(s.name, "utest_after_noreturn");
+		UT_CHECK_ULL(s.sym_offset, 1);
+	}
+
+	/* padding after the call: in no symbol, but the call before it is */
+	CHECK_UNRESOLVED(sym, fx.so, NULL, 0, pad->offset + size);
+	if (lookup_flags(sym, pad->offset + size, USTACK_LOOKUP_RETURN, &s)) {
+		UT_CHECK_STR(s.name, "utest_noreturn_pad");
+		UT_CHECK_ULL(s.sym_offset, size);
+		UT_CHECK_ULL(s.addr, pad->vaddr + size);
+	}
+	/* a return address of 0 follows no call */
+	if (lookup_flags(sym, 0, USTACK_LOOKUP_RETURN, &s))
+		UT_CHECK(!s.resolved && s.file_offset == 0 && !s.name, "offset 0 resolved");
 	ustack_symbolizer_free(sym);
 }
 
@@ -350,6 +421,7 @@ void utest_symbolize_register(void)
 	CU_add_test(suite, "symtab", test_symtab);
 	CU_add_test(suite, "no_size", test_no_size);
 	CU_add_test(suite, "no_symbol", test_no_symbol);
+	CU_add_test(suite, "return_address", test_return_address);
 	CU_add_test(suite, "outside_segments", test_outside_segments);
 	CU_add_test(suite, "missing_file", test_missing_file);
 	CU_add_test(suite, "build_id_match", test_build_id_match);
