@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -71,27 +72,55 @@ static void ustack_elf_read_build_id(struct ustack_elf *e)
 	}
 }
 
+/*
+ * Open a path for reading only when it is a regular file. The path comes
+ * from a trace, which anyone can write, and opening a device has effects of
+ * its own (/dev/watchdog arms the watchdog, a tape rewinds, a serial line
+ * raises DTR), and a FIFO can block: the path is opened with O_PATH, which
+ * opens nothing underneath, and only when fstat() says it is a regular file
+ * is that same file opened for reading, through /proc/self/fd (a name that
+ * changes in between cannot swap another file in). Without /proc nothing is
+ * opened.
+ */
+static int ustack_elf_open_regular(const char *path)
+{
+	char proc[sizeof("/proc/self/fd/") + 12];
+	struct stat st;
+	int pfd, fd, err;
+
+	pfd = open(path, O_PATH | O_CLOEXEC);
+	if (pfd < 0)
+		return -1;
+	if (fstat(pfd, &st) || !S_ISREG(st.st_mode)) {
+		close(pfd);
+		errno = ENOEXEC;
+		return -1;
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	fd = open(proc, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	err = errno;
+	close(pfd);
+	errno = err;
+	return fd;
+}
+
 /**
  * ustack_elf_open - open an ELF file for reading
  * @e: filled in on success
  * @path: the file
  *
- * Only regular files are opened (a FIFO or device named in the maps could
- * block or never end).
+ * Only regular files are opened for reading: anything else (a FIFO or a
+ * device named in a trace) is never opened but with O_PATH, see above.
  *
  * Return: 0 on success; -1 with errno set on failure: the open() error,
- * ENOEXEC when the file is not a readable ELF file.
+ * ENOEXEC when the file is not a regular, readable ELF file.
  */
 int ustack_elf_open(struct ustack_elf *e, const char *path)
 {
-	struct stat st;
-
 	memset(e, 0, sizeof(*e));
-	e->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	e->fd = ustack_elf_open_regular(path);
 	if (e->fd < 0)
 		return -1;
-	if (fstat(e->fd, &st) || !S_ISREG(st.st_mode))
-		goto not_elf;
 
 	e->elf = elf_begin(e->fd, ELF_C_READ, NULL);
 	if (!e->elf || elf_kind(e->elf) != ELF_K_ELF || gelf_getclass(e->elf) == ELFCLASSNONE)
