@@ -486,24 +486,35 @@ static int up_opts_snapshot(void)
 	return 0;
 }
 
-/* In "trace-cmd report": open the read-ahead of this load's input file. */
-static void up_plugin_open_ahead(struct up_plugin *plugin)
+/*
+ * In "trace-cmd report": open the read-ahead of this load's input file, if
+ * the file has deferred stacks at all. Return: false when it has none
+ * (then nothing is done for it).
+ */
+static bool up_plugin_open_ahead(struct up_plugin *plugin)
 {
 	struct tep_event **events;
 	struct up_input in;
 	int i;
 
 	if (up_input_read(&in))
-		return;
-	if (in.ts_option) {
-		fprintf(stderr, "plugin_ustack: --%s changes timestamps: no user stacks under "
-			"events\n", in.ts_option);
-		return;
-	}
+		return true;
 	if (!in.have_file) {
 		fprintf(stderr, "plugin_ustack: no open trace file found: no user stacks "
 			"under events\n");
-		return;
+		return true;
+	}
+	/* -1, cannot tell: read ahead, it finds out */
+	if (!up_peek_has_ustack(in.fd)) {
+		if (up_opts.stats)
+			fprintf(stderr, "plugin_ustack: no user_unwind_* events in the file: "
+				"nothing done\n");
+		return false;
+	}
+	if (in.ts_option) {
+		fprintf(stderr, "plugin_ustack: --%s changes timestamps: no user stacks under "
+			"events\n", in.ts_option);
+		return true;
 	}
 	plugin->ahead = up_ahead_open(in.file, plugin->raw, up_opts.window, !up_opts.nosym,
 				      up_opts.debug_dir, up_opts.reopen_kb * 1024ULL);
@@ -512,7 +523,7 @@ static void up_plugin_open_ahead(struct up_plugin *plugin)
 			"no user stacks under events\n");
 	up_input_claim_open();
 	if (!plugin->ahead || plugin->raw)
-		return;
+		return true;
 	/* the events of the file get the handler as report parses them */
 	events = tep_list_events(up_ahead_tep(plugin->ahead), TEP_EVENT_SORT_ID);
 	for (i = 0; events && events[i]; i++) {
@@ -520,15 +531,18 @@ static void up_plugin_open_ahead(struct up_plugin *plugin)
 		    strncmp(events[i]->name, "user_unwind_", 12))
 			up_hook_event(plugin, events[i]->system, events[i]->name);
 	}
+	return true;
 }
 
 /**
  * tep_plugin_loader - load the plugin for a tep
  * @tep: the event formats of one input
  *
- * Registers the printers of the user_unwind_* entries, and in "trace-cmd
- * report" opens the read-ahead of the input file and makes the plugin's
- * handler the handler of its events.
+ * In "trace-cmd report", when the input file has deferred stacks (the
+ * user_unwind_* events; ustack-peek.c), opens the read-ahead of the file and
+ * makes the plugin's handler the handler of its events; on a file without
+ * them it does nothing. Elsewhere it registers only the printers of the
+ * user_unwind_* entries.
  *
  * Return: 0; -1 when out of memory.
  */
@@ -548,10 +562,12 @@ UP_EXPORT int TEP_PLUGIN_LOADER(struct tep_handle *tep)
 	plugin->next = up_plugins;
 	up_plugins = plugin;
 
+	/* a file without deferred stacks gets nothing: report prints it as without the plugin */
+	if (!up_plugin_open_ahead(plugin))
+		return 0;
 	for (i = 0; i < UP_NR_ENTRIES; i++)
 		tep_register_event_handler(tep, -1, "ftrace", up_entries[i].name,
 					   up_entries[i].func, plugin);
-	up_plugin_open_ahead(plugin);
 	return 0;
 }
 

@@ -231,6 +231,7 @@ int up_input_read(struct up_input *in)
 	if (fd < 0 || fstat(fd, &st) || up_claim(fd, &st))
 		return 0;
 	snprintf(in->file, sizeof(in->file), "/proc/self/fd/%d", fd);
+	in->fd = fd;
 	in->have_file = true;
 	return 0;
 }

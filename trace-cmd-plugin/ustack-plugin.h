@@ -32,6 +32,7 @@
  */
 struct up_input {
 	char		file[64];
+	int		fd;
 	bool		have_file;
 	const char	*ts_option;
 };
@@ -40,6 +41,10 @@ int up_input_parse(struct up_input *in, const char *cmdline, size_t len) __hidde
 int up_input_read(struct up_input *in) __hidden;
 void up_input_claim_open(void) __hidden;
 void up_input_release(void) __hidden;
+
+/* ---- ustack-peek.c: does the file have deferred stacks at all ---- */
+
+int up_peek_has_ustack(int fd) __hidden;
 
 /* ---- ustack-lines.c: the line of a frame, kept for the next stack ---- */
 

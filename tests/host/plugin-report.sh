@@ -7,7 +7,7 @@
 # are the only way to the symbols. No root, no tracefs.
 . "$(dirname "$0")/../lib/result.sh"
 
-PLUGIN_DIR=$USTACK_TOP/build/trace-cmd-plugin
+PLUGIN_DIR=${USTACK_PLUGIN_DIR:-$USTACK_TOP/build/trace-cmd-plugin}
 FX=$USTACK_TOP/tests/fixtures/plugin
 DAT=$FX/sample.dat
 CHAIN="ustack_lib_syscall ustack_lib_inner ustack_lib_enter sample_middle sample_outer main"
