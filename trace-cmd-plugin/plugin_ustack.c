@@ -69,9 +69,13 @@ UP_EXPORT struct tep_plugin_option TEP_PLUGIN_OPTIONS[] = {
 	[UP_OPT_REOPEN_KB] = {
 		.name = "ustack_reopen_kb",
 		.plugin_alias = "ustack",
+#ifdef UP_ZPAGE_WORKAROUND
 		.description = "open the file again after this many KiB of decompressed pages, "
 			       "which libtracecmd keeps until it closes the file (default "
 			       MAKE_STR(UP_REOPEN_KB_DEFAULT) "; 0: never)",
+#else
+		.description = "not built: this libtracecmd frees the pages it read",
+#endif
 		.value = MAKE_STR(UP_REOPEN_KB_DEFAULT),
 	},
 	{ .name = NULL },
@@ -473,6 +477,11 @@ static int up_opts_snapshot(void)
 	up_opts.stats = TEP_PLUGIN_OPTIONS[UP_OPT_STATS].set;
 	up_opts.window = up_opt_number(UP_OPT_WINDOW, false, UP_WINDOW_DEFAULT);
 	up_opts.reopen_kb = up_opt_number(UP_OPT_REOPEN_KB, true, UP_REOPEN_KB_DEFAULT);
+#ifndef UP_ZPAGE_WORKAROUND
+	if (up_opts.reopen_kb)
+		fprintf(stderr, "plugin_ustack: ustack_reopen_kb is not built (libtracecmd 1.5.1 "
+			"and later free what they read): ignored\n");
+#endif
 	free(up_opts.debug_dir);
 	up_opts.debug_dir = NULL;
 	if (dir && *dir && (stat(dir, &st) || !S_ISDIR(st.st_mode)))

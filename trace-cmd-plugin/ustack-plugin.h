@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 #include <event-parse.h>
+#include <trace-cmd.h>
 #include <trace-seq.h>
 
 #include "ustack.h"
@@ -19,8 +20,15 @@
 
 /* Default of the option ustack_window: events held while a stack is awaited. */
 #define UP_WINDOW_DEFAULT	16384
-/* Default of the option ustack_reopen_kb: KiB of decompressed pages between reopens. */
+/*
+ * Default of the option ustack_reopen_kb: KiB of decompressed pages between
+ * reopens; 0 (never) where the reopening is not built.
+ */
+#ifdef UP_ZPAGE_WORKAROUND
 #define UP_REOPEN_KB_DEFAULT	16384
+#else
+#define UP_REOPEN_KB_DEFAULT	0
+#endif
 
 /* ---- ustack-input.c: which trace.dat this process reads ---- */
 
@@ -95,6 +103,39 @@ void up_texts_clear(struct up_texts *texts) __hidden;
 struct up_text *up_text_get(struct up_texts *texts, const struct ustack_stack *stack) __hidden;
 void up_text_put(struct up_text *text) __hidden;
 
+/* ---- ustack-reader.c: the records of the file ---- */
+
+struct up_reopen;
+
+struct up_reader {
+	char			*file;
+	struct tracecmd_input	*handle;
+	struct tep_handle	*tep;		/* the first handle's, referenced */
+	int			nr_cpus;
+	struct tep_record	**next;		/* per CPU: read, not taken yet */
+#ifdef UP_ZPAGE_WORKAROUND
+	struct up_reopen	*reopen;
+#endif
+};
+
+struct up_reader *up_reader_open(const char *file, unsigned long long reopen_bytes) __hidden;
+void up_reader_close(struct up_reader *rd) __hidden;
+int up_reader_open_handle(struct up_reader *rd) __hidden;
+void up_reader_close_handle(struct up_reader *rd) __hidden;
+struct tep_handle *up_reader_tep(struct up_reader *rd) __hidden;
+int up_reader_cpus(struct up_reader *rd) __hidden;
+const struct tep_record *up_reader_peek(struct up_reader *rd, int cpu) __hidden;
+struct tep_record *up_reader_take(struct up_reader *rd, int cpu) __hidden;
+void up_reader_stats(struct up_reader *rd, unsigned long long *reopens,
+		     unsigned long long *dropped) __hidden;
+
+#ifdef UP_ZPAGE_WORKAROUND
+/*
+ * libtracecmd before 1.5.1 keeps what it read until the handle is closed:
+ * the reader opens the file again now and then (ustack-reopen.c) and drops
+ * the pages it left from memory (ustack-drop.c). Not built otherwise.
+ */
+
 /* ---- ustack-drop.c: pages of the file read ahead, dropped from memory ---- */
 
 #define UP_DROP_LAG	32	/* pages a CPU reads on before one it left is dropped */
@@ -124,18 +165,17 @@ void up_drop_left(struct up_drop *drop, int cpu, uintptr_t addr) __hidden;
 void up_drop_flush(struct up_drop *drop) __hidden;
 void up_drop_clear(struct up_drop *drop) __hidden;
 
-/* ---- ustack-reader.c: the records of the file, in bounded memory ---- */
+/* ---- ustack-reopen.c: the file opened again, pages dropped ---- */
 
-struct up_reader;
-
-struct up_reader *up_reader_open(const char *file, unsigned long long reopen_bytes) __hidden;
-void up_reader_close(struct up_reader *rd) __hidden;
-struct tep_handle *up_reader_tep(struct up_reader *rd) __hidden;
-int up_reader_cpus(struct up_reader *rd) __hidden;
-const struct tep_record *up_reader_peek(struct up_reader *rd, int cpu) __hidden;
-struct tep_record *up_reader_take(struct up_reader *rd, int cpu) __hidden;
-void up_reader_stats(struct up_reader *rd, unsigned long long *reopens,
+struct up_reopen *up_reopen_alloc(const char *file, int page_size, int nr_cpus,
+				  unsigned long long reopen_bytes) __hidden;
+void up_reopen_free(struct up_reopen *ro) __hidden;
+void up_reopen_note(struct up_reopen *ro, int cpu, const struct tep_record *rec) __hidden;
+bool up_reopen_due(const struct up_reopen *ro) __hidden;
+int up_reader_reopen(struct up_reader *rd) __hidden;
+void up_reopen_stats(const struct up_reopen *ro, unsigned long long *reopens,
 		     unsigned long long *dropped) __hidden;
+#endif /* UP_ZPAGE_WORKAROUND */
 
 /* ---- ustack-ahead.c: the second reader of the trace file ---- */
 
