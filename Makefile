@@ -6,6 +6,7 @@
 #   make demo      build everything and trace the sample program in a guest
 #   make kernel    build the patched guest kernel (DEBUG=1: the debug kernel)
 #   make perf      build tools/perf of the patched tree (build/perf/perf)
+#   make fuzz      run the libFuzzer targets, FUZZ_SECONDS (60) each
 #   make kernel-patches   export build/linux base..HEAD to kernel/patches/
 #
 # V=1 shows the commands.
@@ -124,7 +125,18 @@ check: deps
 	$(Q)if [ "$(DEBUG)" = 1 ]; then $(MAKE) --no-print-directory kernel DEBUG=1; fi
 	$(Q)$(LIBEXT) utest
 	$(Q)$(LIBEXT_ASAN) utest
+	$(Q)$(FUZZ)
 	$(Q)USTACK_DEBUG=$(DEBUG) tests/run.sh
+
+# Fuzzing (tests/fuzz): libFuzzer targets of libtracefs-ext under clang with
+# ASan and UBSan, each run FUZZ_SECONDS in turn. make check builds them, and
+# tests/host/fuzz.sh runs each briefly.
+FUZZ         := $(MAKE) --no-print-directory -C tests/fuzz O=$(BUILD)/fuzz
+FUZZ_SECONDS ?= 60
+.PHONY: fuzz
+fuzz: deps
+	$(Q)$(FUZZ)
+	$(Q)$(FUZZ) run FUZZ_SECONDS=$(FUZZ_SECONDS)
 
 # Benchmarks: ring-buffer bytes and time per call with and without user
 # stacks, measured side by side in one guest (scripts/bench.sh).

@@ -10,6 +10,7 @@ pkgs="
 	libssl-dev libelf-dev libdw-dev zlib1g-dev liblzma-dev dwarves kmod python3 python3-ply perl rsync git ccache
 	qemu-system-x86 busybox-static
 	trace-cmd libtracefs-dev libtraceevent-dev libtracecmd-dev libcunit1-dev pkg-config time
+	clang libclang-rt-14-dev
 "
 
 missing=

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target: the stitcher, ustack_stitcher_add() and _flush(), on
+ * records made from the input.
+ *
+ * The tep is the one the unit tests use (utest/formats/ustack-6.12.formats,
+ * parsed by utest/trace-env.c). The input is a header, then records:
+ *
+ *   header  flags (bit 0 USTACK_STITCH_RAW, bit 1 START_UNKNOWN, bit 2: the
+ *           callback asks to stop now and then), limits (0: the defaults)
+ *   record  op: bits 0-2 the kind, bits 3-4 the CPU, bit 5 a CPU byte
+ *           follows (0xff: out of range), bit 6 a missed_events byte follows
+ *           (0xff: -1, unknown), bit 7 a byte follows that cuts the record
+ *           short by that many bytes; then the kind's fields:
+ *     0 function event     pid
+ *     1 getppid event      pid
+ *     2 cookie             pid, cookie
+ *     3 stack              pid, cookie, nr, flags, length, frame bytes
+ *     4 file               id (0xff: above the limit), build-id size, length,
+ *                          path bytes (no NUL is added: a path may run on)
+ *     5 raw record         length, bytes (its own type, pid and fields)
+ *     6 flush
+ *     7 stats
+ *
+ * Pids and cookies come from small sets, so that records meet: a pid byte
+ * picks one of four tasks, a cookie byte is (b >> 4) << 32 | (b & 15) (the
+ * kernel's layout: stack entries with flag 0x4 give the cookie 2 << 32
+ * above). Checked beyond crashes: after the last flush nothing is held, and
+ * every event handed back was counted once.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <event-parse.h>
+#include <ustack.h>
+
+#include "fuzz-input.h"
+#include "trace-env.h"
+
+#define FZ_KEEP		8
+#define FZ_REC_MAX	1024
+
+struct fz_stitch {
+	unsigned long long	handed;		/* events, not raw entries */
+	unsigned int		calls;
+	bool			stop;
+	const struct ustack_stack *kept[FZ_KEEP];
+	unsigned int		nr_kept;
+};
+
+static struct tep_handle *fz_tep;
+
+/* trace-env.c reports its failures here; the fuzzer has nothing to record */
+bool utest_check(bool ok, const char *file, unsigned int line, const char *fmt, ...)
+{
+	(void)file;
+	(void)line;
+	(void)fmt;
+	return ok;
+}
+
+static int fz_callback(struct tep_event *event, struct tep_record *record, int cpu,
+		       const struct ustack_info *info, void *context)
+{
+	struct fz_stitch *fz = context;
+	char text[256];
+	unsigned int i;
+
+	(void)event;
+	(void)cpu;
+	/* the record is read whole: a short one shows under ASan */
+	if (record->size)
+		memcpy(text, record->data, (size_t)record->size < sizeof(text) ? record->size :
+		       sizeof(text));
+	if (info->state != USTACK_STATE_RAW)
+		fz->handed++;
+	if (info->stack) {
+		ustack_stack_format(NULL, info->stack, text, sizeof(text));
+		if (ustack_stack_format(NULL, info->stack, NULL, 0) < 0)
+			abort();
+		for (i = 0; i < info->stack->nr; i++)
+			ustack_frame_format(NULL, &info->stack->frames[i], text, 16);
+		if (fz->nr_kept < FZ_KEEP && !(fz->calls % 3))
+			fz->kept[fz->nr_kept++] = ustack_stack_get(info->stack);
+	}
+	fz->calls++;
+	return fz->stop && !(fz->calls % 7);
+}
+
+static size_t fz_file_rec(unsigned char *buf, int pid, unsigned int id, unsigned int bid_size,
+			  const uint8_t *path, size_t len)
+{
+	size_t n = ut_rec_event(buf, pid, 0);
+	uint16_t type = UT_ID_FILE;
+	unsigned int i;
+
+	(void)n;
+	memcpy(buf, &type, 2);
+	memcpy(buf + 8, &id, 4);
+	memcpy(buf + 12, &bid_size, 4);
+	for (i = 0; i < 20; i++)
+		buf[16 + i] = 0xb0 + i;
+	memcpy(buf + 36, path, len);
+	n = 36 + len;
+	while (n % 4)
+		buf[n++] = 0;
+	return n;
+}
+
+/* Flush until everything is handed back (the callback may ask to stop). */
+static void fz_flush(struct ustack_stitcher *st)
+{
+	int ret;
+
+	do {
+		ret = ustack_stitcher_flush(st);
+	} while (ret == 1);
+	if (ret)
+		abort();
+}
+
+static void fz_records(struct fz_in *in, struct ustack_stitcher *st)
+{
+	static const int pids[4] = { 1, 100, 200, 300 };
+	unsigned char buf[FZ_REC_MAX];
+	struct ustack_stitch_stats stats;
+	unsigned long long ts = 0;
+	struct tep_record rec;
+	const uint8_t *bytes;
+	size_t size, len;
+	uint8_t op, b;
+	int cpu, pid;
+
+	while (fz_left(in)) {
+		op = fz_u8(in);
+		cpu = (op >> 3) & 3;
+		if (op & 0x20) {
+			b = fz_u8(in);
+			cpu = b == 0xff ? 8192 : b;
+		}
+		memset(&rec, 0, sizeof(rec));
+		if (op & 0x40) {
+			b = fz_u8(in);
+			rec.missed_events = b == 0xff ? -1 : b;
+		}
+		size = 0;
+		switch (op & 7) {
+		case 0:
+		case 1:
+			pid = pids[fz_u8(in) & 3];
+			size = ut_rec_event(buf, pid, fz_u8(in));
+			if (op & 1) {
+				uint16_t type = UT_ID_GETPPID;
+
+				memcpy(buf, &type, 2);
+			}
+			break;
+		case 2:
+			pid = pids[fz_u8(in) & 3];
+			b = fz_u8(in);
+			size = ut_rec_cookie(buf, pid, (unsigned long long)(b >> 4) << 32 | (b & 15));
+			break;
+		case 3: {
+			unsigned long long cookie;
+			unsigned int nr, flags;
+
+			pid = pids[fz_u8(in) & 3];
+			b = fz_u8(in);
+			cookie = (unsigned long long)(b >> 4) << 32 | (b & 15);
+			nr = fz_u8(in);
+			flags = fz_u8(in);
+			bytes = fz_bytes(in, fz_u8(in), &len);
+			size = ut_rec_stack(buf, pid, cookie, nr, flags, bytes, len);
+			break;
+		}
+		case 4: {
+			unsigned int id, bid_size;
+
+			b = fz_u8(in);
+			id = b == 0xff ? 20000 : b;
+			bid_size = fz_u8(in);
+			bytes = fz_bytes(in, fz_u8(in), &len);
+			size = fz_file_rec(buf, pids[0], id, bid_size, bytes, len);
+			break;
+		}
+		case 5:
+			bytes = fz_bytes(in, fz_u8(in), &len);
+			memcpy(buf, bytes, len);
+			size = len;
+			break;
+		case 6:
+			fz_flush(st);
+			continue;
+		case 7:
+			if (ustack_stitcher_stats(st, &stats))
+				abort();
+			continue;
+		}
+		if (op & 0x80) {
+			b = fz_u8(in);
+			size = b > size ? 0 : size - b;
+		}
+		/* exactly the record's bytes, so that ASan sees a read past them */
+		rec.data = size ? malloc(size) : NULL;
+		if (size && !rec.data)
+			abort();
+		if (size)
+			memcpy(rec.data, buf, size);
+		rec.ts = ts += 1000;
+		rec.size = size;
+		rec.record_size = size + 4;
+		rec.cpu = cpu;
+		rec.ref_count = 1;
+		if (ustack_stitcher_add(st, &rec, cpu) < 0 && errno != EINVAL)
+			abort();
+		/* held events must be copies */
+		if (size)
+			memset(rec.data, 0xa5, size);
+		free(rec.data);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fz_in in = { data, size, 0 };
+	struct ustack_stitch_stats stats;
+	struct fz_stitch fz = { 0 };
+	struct ustack_stitcher *st;
+	uint8_t flags, limits;
+	unsigned int i;
+
+	if (!fz_tep) {
+		fz_tep = utest_tep(UT_FORMATS_ALL);
+		if (!fz_tep)
+			abort();
+	}
+	flags = fz_u8(&in);
+	limits = fz_u8(&in);
+	fz.stop = flags & 4;
+	st = ustack_stitcher_alloc(fz_tep, flags & 3, fz_callback, &fz);
+	if (!st)
+		abort();
+	if (limits && ustack_stitcher_set_limits(st, 1 + (limits & 3), 1 + ((limits >> 2) & 7),
+						 (limits >> 5) * 256))
+		abort();
+
+	fz_records(&in, st);
+	fz_flush(st);
+	if (ustack_stitcher_stats(st, &stats) || stats.held || stats.events != fz.handed)
+		abort();
+	ustack_stitcher_free(st);
+	/* kept stacks outlive their stitcher */
+	for (i = 0; i < fz.nr_kept; i++) {
+		char text[64];
+
+		ustack_stack_format(NULL, fz.kept[i], text, sizeof(text));
+		ustack_stack_put(fz.kept[i]);
+	}
+	return 0;
+}

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The seed corpus of the fuzz targets, made from what the unit tests use:
+ * the frame encoder of utest/trace-env.c (the kernel's encoding), the
+ * scenarios of the stitcher tests written in the stitch target's input
+ * format, and the symbolizer fixtures (fixture.so, its stripped copy and
+ * debug file).
+ *
+ *   seeds CORPUS-DIR FIXTURE-DIR
+ *
+ * writes CORPUS-DIR/{stitch,decode,symbolize}/seed-*.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "trace-env.h"
+
+struct seed {
+	unsigned char	buf[1 << 17];
+	size_t		len;
+};
+
+static const char *corpus;
+
+bool utest_check(bool ok, const char *file, unsigned int line, const char *fmt, ...)
+{
+	if (!ok)
+		fprintf(stderr, "seeds: %s:%u: %s\n", file, line, fmt);
+	return ok;
+}
+
+static void put(struct seed *s, const void *data, size_t len)
+{
+	if (s->len + len > sizeof(s->buf)) {
+		fprintf(stderr, "seeds: seed too large\n");
+		exit(1);
+	}
+	memcpy(s->buf + s->len, data, len);
+	s->len += len;
+}
+
+static void put8(struct seed *s, unsigned int v)
+{
+	unsigned char b = v;
+
+	put(s, &b, 1);
+}
+
+static void put16(struct seed *s, unsigned int v)
+{
+	put8(s, v);
+	put8(s, v >> 8);
+}
+
+static void put64(struct seed *s, unsigned long long v)
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		put8(s, v >> (8 * i));
+}
+
+static void save(const char *target, const char *name, const struct seed *s)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", corpus, target);
+	if (mkdir(path, 0755) && errno != EEXIST) {
+		perror(path);
+		exit(1);
+	}
+	snprintf(path, sizeof(path), "%s/%s/seed-%s", corpus, target, name);
+	f = fopen(path, "w");
+	if (!f || fwrite(s->buf, 1, s->len, f) != s->len || fclose(f)) {
+		perror(path);
+		exit(1);
+	}
+}
+
+static void load(const char *dir, const char *name, struct seed *s)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	if (!f) {
+		perror(path);
+		exit(1);
+	}
+	s->len = fread(s->buf, 1, sizeof(s->buf), f);
+	fclose(f);
+}
+
+/* ---- stitch: see fuzz-stitch.c for the format ---- */
+
+/* pid selectors (1, P, Q, R) and cookie bytes ((b >> 4) << 32 | (b & 15)) */
+enum { S_P = 1, S_Q = 2, S_R = 3 };
+#define S_K1		0x32	/* K1 of the unit tests */
+#define S_K2		0x33
+#define S_K1_NEXT	0x52	/* what a stack entry with flag 0x4 gives after K1 */
+
+static void st_event(struct seed *s, int cpu, int pid, int tag)
+{
+	put8(s, 0 | cpu << 3);
+	put8(s, pid);
+	put8(s, tag);
+}
+
+static void st_cookie(struct seed *s, int cpu, int pid, int cookie)
+{
+	put8(s, 2 | cpu << 3);
+	put8(s, pid);
+	put8(s, cookie);
+}
+
+static void st_stack(struct seed *s, int cpu, int pid, int cookie, unsigned int flags,
+		     const struct ut_frame *frames, unsigned int nr)
+{
+	unsigned char enc[256];
+	size_t len = ut_encode(enc, frames, nr);
+
+	put8(s, 3 | cpu << 3);
+	put8(s, pid);
+	put8(s, cookie);
+	put8(s, nr);
+	put8(s, flags);
+	put8(s, len);
+	put(s, enc, len);
+}
+
+static void st_file(struct seed *s, int cpu, int id, const char *path)
+{
+	size_t len = strlen(path) + 1;
+
+	put8(s, 4 | cpu << 3);
+	put8(s, id);
+	put8(s, 20);
+	put8(s, len);
+	put(s, path, len);
+}
+
+static void stitch_seeds(void)
+{
+	static const struct ut_frame frames[] = {
+		{ 1, 0x1234 }, { 1, 0x1100 }, { 2, 0x5678 }, { 0, 0x7ffd0000 },
+	};
+	unsigned char raw[64];
+	struct seed s;
+	size_t len;
+
+	/* two tasks waiting on two CPUs, their files and stacks, one event after */
+	s.len = 0;
+	put8(&s, 0);
+	put8(&s, 0);
+	st_cookie(&s, 0, S_P, S_K1);
+	st_event(&s, 0, S_P, 1);
+	st_cookie(&s, 1, S_Q, S_K2);
+	st_event(&s, 1, S_Q, 2);
+	st_file(&s, 0, 1, "/usr/lib/libc.so.6");
+	st_file(&s, 0, 2, "/usr/bin/prog");
+	st_stack(&s, 1, S_Q, S_K2, 0, frames, 4);
+	st_stack(&s, 0, S_P, S_K1, 0, frames, 3);
+	st_event(&s, 0, S_P, 3);
+	save("stitch", "two-waiting", &s);
+
+	/* raw entries handed back, a stack giving the next cookie, cookie 0 */
+	s.len = 0;
+	put8(&s, 1);
+	put8(&s, 0);
+	st_file(&s, 2, 1, "/lib/a.so");
+	st_cookie(&s, 2, S_R, S_K1);
+	st_event(&s, 2, S_R, 4);
+	st_stack(&s, 2, S_R, S_K1, 0x4, frames, 2);
+	st_event(&s, 2, S_R, 5);
+	st_stack(&s, 2, S_R, S_K1_NEXT, 0x1, frames, 1);
+	st_cookie(&s, 2, S_R, 0);
+	st_event(&s, 2, S_R, 6);
+	save("stitch", "raw-next", &s);
+
+	/* events missed on a CPU, a cut stack entry, small limits, a raw cookie record */
+	s.len = 0;
+	put8(&s, 2 | 4);
+	put8(&s, 0x25);
+	st_cookie(&s, 0, S_P, S_K1);
+	st_event(&s, 0, S_P, 7);
+	st_cookie(&s, 1, S_Q, S_K2);
+	st_event(&s, 1, S_Q, 8);
+	put8(&s, 0 | 0x40);		/* event on CPU 0 after missed events */
+	put8(&s, 3);
+	put8(&s, S_P);
+	put8(&s, 9);
+	put8(&s, 3 | 1 << 3 | 0x80);	/* Q's stack, cut by 6 bytes */
+	put8(&s, S_Q);
+	put8(&s, S_K2);
+	put8(&s, 4);
+	put8(&s, 0);
+	len = ut_encode(raw, frames, 4);
+	put8(&s, len);
+	put(&s, raw, len);
+	put8(&s, 6);
+	len = ut_rec_cookie(raw, 200, 0x300000004ULL);
+	put8(&s, 5 | 1 << 3);
+	put8(&s, len);
+	put(&s, raw, len);
+	st_event(&s, 1, S_Q, 10);
+	put8(&s, 6);			/* flush */
+	put8(&s, 7);			/* stats */
+	save("stitch", "missed-cut", &s);
+}
+
+/* ---- decode: nr, flags, files, then the frame data ---- */
+
+static void decode_seeds(void)
+{
+	static const struct ut_frame frames[] = {
+		{ 1, 0x5000 }, { 1, 0x4000 }, { 0, 0xffffffffffff0000ULL }, { 1, 0x10 },
+		{ 1, 0 }, { 2, ~0ULL }, { 2, 0 },
+	};
+	unsigned char enc[256];
+	struct seed s;
+	size_t len;
+
+	len = ut_encode(enc, frames, 7);
+	s.len = 0;
+	put16(&s, 7);
+	put16(&s, 1);
+	put8(&s, 2);
+	put16(&s, 1);
+	put8(&s, 20);
+	put8(&s, 5);
+	put(&s, "/a.so", 5);
+	put16(&s, 2);
+	put8(&s, 0);
+	put8(&s, 5);
+	put(&s, "/b.so", 5);
+	put16(&s, 3);		/* the id dropped after the second file */
+	put(&s, enc, len);
+	save("decode", "files", &s);
+
+	/* more frames said than there are, the last number cut short */
+	s.len = 0;
+	put16(&s, 60000);
+	put16(&s, 0);
+	put8(&s, 0);
+	put(&s, enc, len);
+	put8(&s, 0x84);
+	save("decode", "cut", &s);
+}
+
+/* ---- symbolize: mode, build-id, 4 offsets, [file length], file, debug file ---- */
+
+/* The GNU build-id note's bytes in an ELF file; NULL when it has none. */
+static const unsigned char *find_build_id(const struct seed *f)
+{
+	static const unsigned char head[] = { 4, 0, 0, 0, 20, 0, 0, 0, 3, 0, 0, 0, 'G', 'N', 'U', 0 };
+	size_t i;
+
+	for (i = 0; i + sizeof(head) + 20 <= f->len; i++) {
+		if (!memcmp(f->buf + i, head, sizeof(head)))
+			return f->buf + i + sizeof(head);
+	}
+	return NULL;
+}
+
+static void sym_seed(const char *name, unsigned int mode, const unsigned char *id,
+		     const struct seed *file, const struct seed *debug)
+{
+	static const unsigned long long offsets[4] = { 0x1100, 0x1139, 0x2000, 0x1001 };
+	static struct seed s;
+	int i;
+
+	s.len = 0;
+	put8(&s, mode);
+	put(&s, id, 20);
+	for (i = 0; i < 4; i++)
+		put64(&s, offsets[i]);
+	if (mode & 1) {
+		put16(&s, file->len);
+		put16(&s, file->len >> 16);
+	}
+	put(&s, file->buf, file->len);
+	if (mode & 1)
+		put(&s, debug->buf, debug->len);
+	save("symbolize", name, &s);
+}
+
+static void symbolize_seeds(const char *fixtures)
+{
+	static struct seed so, stripped, debug, junk;
+	static const unsigned char zero[20];
+	const unsigned char *id;
+
+	load(fixtures, "fixture.so", &so);
+	load(fixtures, "fixture-stripped.so", &stripped);
+	load(fixtures, "fixture.debug", &debug);
+	id = find_build_id(&so);
+	if (!id) {
+		fprintf(stderr, "seeds: no build-id in fixture.so\n");
+		exit(1);
+	}
+	memcpy(junk.buf, "\177ELF", 4);
+	junk.len = 64;
+
+	sym_seed("so", 0, zero, &so, NULL);
+	/* stripped: the debug file by its debug link (the CRC matches) */
+	sym_seed("debuglink", 1, zero, &stripped, &debug);
+	/* stripped: the debug file by build-id, the build-id given */
+	sym_seed("build-id", 1 | 2 | 4, id, &stripped, &debug);
+	/* the file is not the one the build-id names: an unstripped copy stands in */
+	sym_seed("untrusted", 1 | 2 | 4, id, &junk, &so);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3) {
+		fprintf(stderr, "usage: seeds CORPUS-DIR FIXTURE-DIR\n");
+		return 2;
+	}
+	corpus = argv[1];
+	stitch_seeds();
+	decode_seeds();
+	symbolize_seeds(argv[2]);
+	return 0;
+}
