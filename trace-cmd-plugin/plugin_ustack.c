@@ -12,8 +12,9 @@
  *	 => ustack_lib_syscall+0xb (/work/main/build/progs/libustack-sample.so)
  *	 => ...
  *
- * The stack is found by a read-ahead of the same file (ustack-ahead.c); the
- * event handler of every event prints the event as before and then its stack.
+ * The stack is found by a read-ahead of the same file (ustack-ahead.c), one
+ * per buffer of the file (ustack-buffers.c); the event handler of every event
+ * prints the event as before and then its stack.
  * The user_unwind_* entries themselves print compactly, or in full with their
  * frames with the option ustack_raw (and then no stack under the events).
  */
@@ -133,7 +134,7 @@ struct up_hook {
 struct up_plugin {
 	struct up_plugin	*next;
 	struct tep_handle	*tep;
-	struct up_ahead		*ahead;		/* NULL: no stacks under events */
+	struct up_buffers	*bufs;		/* NULL: no stacks under events */
 	bool			raw;
 	bool			stats;
 	bool			wrapped_all;
@@ -221,7 +222,7 @@ static void up_print_text(struct trace_seq *s, const struct up_text *text)
 static void up_print_stack(struct up_plugin *plugin, struct trace_seq *s,
 			   struct tep_record *record)
 {
-	const struct up_result *res = up_ahead_lookup(plugin->ahead, record);
+	const struct up_result *res = up_buffers_lookup(plugin->bufs, record);
 
 	if (!res)
 		return;
@@ -288,7 +289,7 @@ static void up_wrap_all(struct up_plugin *plugin)
 	if (plugin->wrapped_all)
 		return;
 	plugin->wrapped_all = true;
-	if (!plugin->ahead || plugin->raw)
+	if (!plugin->bufs || plugin->raw)
 		return;
 	events = tep_list_events(plugin->tep, TEP_EVENT_SORT_ID);
 	for (i = 0; events && events[i]; i++) {
@@ -305,7 +306,7 @@ static int up_event_handler(struct trace_seq *s, struct tep_record *record,
 
 	up_wrap_all(plugin);
 	up_print_info(s, record, event, hook->prev, hook->prev_context);
-	if (plugin->ahead && !plugin->raw)
+	if (plugin->bufs && !plugin->raw)
 		up_print_stack(plugin, s, record);
 	return 0;
 }
@@ -403,9 +404,9 @@ static int up_stack_handler(struct trace_seq *s, struct tep_record *record,
 	}
 	*p = '\0';
 	trace_seq_puts(s, buf);
-	if (!plugin->raw || !plugin->ahead)
+	if (!plugin->raw || !plugin->bufs)
 		return 0;
-	res = up_ahead_lookup(plugin->ahead, record);
+	res = up_buffers_lookup(plugin->bufs, record);
 	if (res)
 		up_print_text(s, res->text);
 	return 0;
@@ -502,6 +503,7 @@ static int up_opts_snapshot(void)
  */
 static bool up_plugin_open_ahead(struct up_plugin *plugin)
 {
+	struct up_ahead_opts opts;
 	struct tep_event **events;
 	struct up_input in;
 	int i;
@@ -525,16 +527,20 @@ static bool up_plugin_open_ahead(struct up_plugin *plugin)
 			"events\n", in.ts_option);
 		return true;
 	}
-	plugin->ahead = up_ahead_open(in.file, plugin->raw, up_opts.window, !up_opts.nosym,
-				      up_opts.debug_dir, up_opts.reopen_kb * 1024ULL);
-	if (!plugin->ahead)
+	opts.raw = plugin->raw;
+	opts.window = up_opts.window;
+	opts.symbols = !up_opts.nosym;
+	opts.debug_dir = up_opts.debug_dir;
+	opts.reopen_bytes = up_opts.reopen_kb * 1024ULL;
+	plugin->bufs = up_buffers_open(in.file, plugin->tep, &opts);
+	if (!plugin->bufs)
 		fprintf(stderr, "plugin_ustack: cannot read the trace file a second time (%m): "
 			"no user stacks under events\n");
 	up_input_claim_open();
-	if (!plugin->ahead || plugin->raw)
+	if (!plugin->bufs || plugin->raw)
 		return true;
 	/* the events of the file get the handler as report parses them */
-	events = tep_list_events(up_ahead_tep(plugin->ahead), TEP_EVENT_SORT_ID);
+	events = tep_list_events(up_buffers_tep(plugin->bufs), TEP_EVENT_SORT_ID);
 	for (i = 0; events && events[i]; i++) {
 		if (strcmp(events[i]->system, "ftrace") ||
 		    strncmp(events[i]->name, "user_unwind_", 12))
@@ -582,17 +588,26 @@ UP_EXPORT int TEP_PLUGIN_LOADER(struct tep_handle *tep)
 
 static void up_print_stats(struct up_plugin *plugin)
 {
-	struct ustack_stitch_stats st;
 	unsigned long long reopens, dropped;
+	struct ustack_stitch_stats st;
+	struct up_ahead *ahead;
+	const char *name;
 	size_t queue;
+	int i;
 
-	up_ahead_stats(plugin->ahead, &st, &queue, &reopens, &dropped);
-	fprintf(stderr, "plugin_ustack: %llu events, %llu with a stack, %llu lost, "
-		"%llu unknown; held at most %zu events (%zu bytes), queued at most %zu; "
-		"file opened again %llu times, %llu pages dropped\n",
-		st.events, st.states[USTACK_STATE_STACK],
-		st.states[USTACK_STATE_LOST], st.states[USTACK_STATE_UNKNOWN], st.peak_held,
-		st.peak_held_bytes, queue, reopens, dropped);
+	for (i = 0; i < up_buffers_nr(plugin->bufs); i++) {
+		ahead = up_buffers_each(plugin->bufs, i, &name);
+		if (!ahead)
+			continue;
+		up_ahead_stats(ahead, &st, &queue, &reopens, &dropped);
+		fprintf(stderr, "plugin_ustack: %s%s%llu events, %llu with a stack, %llu lost, "
+			"%llu unknown; held at most %zu events (%zu bytes), queued at most %zu; "
+			"file opened again %llu times, %llu pages dropped\n",
+			name ? name : "", name ? ": " : "", st.events,
+			st.states[USTACK_STATE_STACK], st.states[USTACK_STATE_LOST],
+			st.states[USTACK_STATE_UNKNOWN], st.peak_held, st.peak_held_bytes, queue,
+			reopens, dropped);
+	}
 }
 
 /**
@@ -628,9 +643,9 @@ UP_EXPORT int TEP_PLUGIN_UNLOADER(struct tep_handle *tep)
 	for (i = 0; i < UP_NR_ENTRIES; i++)
 		tep_unregister_event_handler(tep, -1, "ftrace", up_entries[i].name,
 					     up_entries[i].func, plugin);
-	if (plugin->ahead && plugin->stats)
+	if (plugin->bufs && plugin->stats)
 		up_print_stats(plugin);
-	up_ahead_close(plugin->ahead);
+	up_buffers_close(plugin->bufs);
 	free(plugin);
 	if (!up_plugins) {
 		up_input_release();

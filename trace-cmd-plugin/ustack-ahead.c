@@ -166,8 +166,8 @@ static bool up_same(const struct up_result *res, const struct tep_record *record
  * @record: the record, as report has it
  *
  * Reads ahead until the stitcher hands @record back, or until it is clear
- * that it is not in the read-ahead's buffer (the top-level one): the input
- * went past its timestamp and no event is held, or the end was reached.
+ * that it is not in the read-ahead's buffer: the input went past its
+ * timestamp and no event is held, or the end was reached.
  *
  * Return: the record's state (and stack text), valid until the next call;
  * NULL when the record is not known (or after an error).
@@ -215,35 +215,33 @@ const struct up_result *up_ahead_lookup(struct up_ahead *ahead, const struct tep
 }
 
 /**
- * up_ahead_open - a read-ahead over a trace file
+ * up_ahead_open - a read-ahead over a buffer of a trace file
  * @file: the file report reads
- * @raw: hand back the user_unwind_* entries too, with their decoded stacks
- * @window: the most events held while a stack is awaited
- * @symbols: symbolize the frames
- * @debug_dir: where separate debug files are; NULL for the default
- * @reopen_bytes: open the file again after this many bytes of pages held by
- *	libtracecmd (ustack-reader.c); 0 for never
+ * @buffer: the buffer: -1 for the top-level one, else the index of the instance
+ * @opts: how to read: hand back the user_unwind_* entries too (raw), the most
+ *	events held while a stack is awaited, symbols or not and from where,
+ *	and when to open the file again (ustack-reopen.c)
  *
  * The file is opened without plugins (this plugin would load itself again).
  *
  * Return: the read-ahead; NULL with errno.
  */
-struct up_ahead *up_ahead_open(const char *file, bool raw, size_t window, bool symbols,
-			       const char *debug_dir, unsigned long long reopen_bytes)
+struct up_ahead *up_ahead_open(const char *file, int buffer, const struct up_ahead_opts *opts)
 {
 	struct up_ahead *ahead;
 
 	ahead = calloc(1, sizeof(*ahead));
 	if (!ahead)
 		return NULL;
-	if (up_texts_init(&ahead->texts, symbols, debug_dir))
+	if (up_texts_init(&ahead->texts, opts->symbols, opts->debug_dir))
 		goto fail;
-	ahead->rd = up_reader_open(file, reopen_bytes);
+	ahead->rd = up_reader_open(file, buffer, opts->reopen_bytes);
 	if (!ahead->rd)
 		goto fail;
 	ahead->st = ustack_stitcher_alloc(up_reader_tep(ahead->rd),
-					  raw ? USTACK_STITCH_RAW : 0, up_ahead_handed_back, ahead);
-	if (!ahead->st || ustack_stitcher_set_limits(ahead->st, 0, window, 0))
+					  opts->raw ? USTACK_STITCH_RAW : 0, up_ahead_handed_back,
+					  ahead);
+	if (!ahead->st || ustack_stitcher_set_limits(ahead->st, 0, opts->window, 0))
 		goto fail;
 	ahead->nr_cpus = up_reader_cpus(ahead->rd);
 	return ahead;
@@ -261,6 +259,18 @@ fail:
 struct tep_handle *up_ahead_tep(struct up_ahead *ahead)
 {
 	return up_reader_tep(ahead->rd);
+}
+
+/**
+ * up_ahead_handle - the read-ahead's handle of the file
+ * @ahead: the read-ahead
+ *
+ * Return: the handle of the file (of the top-level buffer), valid until the
+ * read-ahead reads on (it may open the file again then).
+ */
+struct tracecmd_input *up_ahead_handle(struct up_ahead *ahead)
+{
+	return ahead->rd->top;
 }
 
 /**

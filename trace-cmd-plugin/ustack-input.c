@@ -5,11 +5,16 @@
  *
  * "trace-cmd report" opens each input file (-i FILE, the first argument
  * after the options, or trace.dat) and loads the plugins while it reads
- * that file's headers, with the file open. So the plugin looks for it among
- * the open file descriptors of the process: a regular file that starts with
- * the trace-cmd magic, not claimed by an earlier load, the highest-numbered
- * one (the latest opened). It opens it again through /proc/self/fd/N: a file
- * of its own (with its own offset), whatever the path or cwd was.
+ * that file's headers, with the file open: libtracecmd (tracecmd_alloc_fd())
+ * has read the magic, the version string and the endian byte, and loads the
+ * plugins right then. So the plugin looks for it among the open file
+ * descriptors of the process: a regular file that starts with the trace-cmd
+ * magic and whose offset is just past that endian byte, not claimed by an
+ * earlier load (the highest-numbered one, should there be several). A trace
+ * file inherited from the parent (3<other.dat), or read further by an
+ * earlier load, is at another offset; a pipe is not a regular file. The
+ * plugin opens the file again through /proc/self/fd/N: a file of its own
+ * (with its own offset), whatever the path or cwd was.
  *
  * The command line (/proc/self/cmdline) only says whether this is "trace-cmd
  * report", and whether an option changes the timestamps that report gives
@@ -28,9 +33,10 @@
 
 #include "ustack-plugin.h"
 
-/* The first bytes of a trace-cmd file: 0x17 0x08 0x44 "tracing" */
+/* The first bytes of a trace-cmd file: 0x17 0x08 0x44 "tracing", then the version */
 static const char up_magic[] = "\027\010\104tracing";
 #define UP_MAGIC_LEN	10
+#define UP_HEAD_LEN	32	/* the magic and a version string read at most */
 
 /* Long options of "trace-cmd report" that change the timestamps of its records. */
 static const char * const up_ts_options[] = {
@@ -155,12 +161,30 @@ static int up_claim(int fd, const struct stat *st)
 }
 
 /*
- * The open trace files not claimed yet: the highest-numbered one, or with
- * @claim_all, claim them all and return -1.
+ * Is @fd a trace file, and (with @loading) is it where libtracecmd is when it
+ * loads the plugins: past the magic, the version string and the endian byte?
+ */
+static bool up_is_trace(int fd, bool loading)
+{
+	char head[UP_HEAD_LEN];
+	ssize_t n;
+	char *nul;
+
+	n = pread(fd, head, sizeof(head), 0);
+	if (n <= UP_MAGIC_LEN || memcmp(head, up_magic, UP_MAGIC_LEN))
+		return false;
+	if (!loading)
+		return true;
+	nul = memchr(head + UP_MAGIC_LEN, '\0', n - UP_MAGIC_LEN);
+	return nul && lseek(fd, 0, SEEK_CUR) == nul - head + 1 + 1;
+}
+
+/*
+ * The trace file being loaded, not claimed yet (the highest-numbered one),
+ * or with @claim_all, claim every open trace file and return -1.
  */
 static int up_scan_fds(bool claim_all)
 {
-	char magic[UP_MAGIC_LEN];
 	struct dirent *d;
 	struct stat st;
 	int fd, best = -1;
@@ -177,8 +201,7 @@ static int up_scan_fds(bool claim_all)
 			continue;
 		if (fstat(fd, &st) || !S_ISREG(st.st_mode) || up_is_claimed(fd, &st))
 			continue;
-		if (pread(fd, magic, UP_MAGIC_LEN, 0) != UP_MAGIC_LEN ||
-		    memcmp(magic, up_magic, UP_MAGIC_LEN))
+		if (!up_is_trace(fd, !claim_all))
 			continue;
 		if (claim_all)
 			up_claim(fd, &st);

@@ -18,6 +18,15 @@
 
 #define __hidden __attribute__((visibility("hidden")))
 
+/*
+ * Exported by libtracecmd 1.3 to 1.5, declared only in its private header
+ * (trace-cmd-private.h, not installed by Debian).
+ */
+int tracecmd_cpus(struct tracecmd_input *handle);
+int tracecmd_is_buffer_instance(struct tracecmd_input *handle);
+struct tep_record *tracecmd_read_cpu_last(struct tracecmd_input *handle, int cpu);
+extern __thread struct tracecmd_input *tracecmd_curr_thread_handle;
+
 /* Default of the option ustack_window: events held while a stack is awaited. */
 #define UP_WINDOW_DEFAULT	16384
 /*
@@ -109,7 +118,9 @@ struct up_reopen;
 
 struct up_reader {
 	char			*file;
-	struct tracecmd_input	*handle;
+	int			buffer;		/* -1: the top-level one; else an instance */
+	struct tracecmd_input	*top;		/* the file */
+	struct tracecmd_input	*handle;	/* its buffer read: top, or an instance */
 	struct tep_handle	*tep;		/* the first handle's, referenced */
 	int			nr_cpus;
 	struct tep_record	**next;		/* per CPU: read, not taken yet */
@@ -118,7 +129,8 @@ struct up_reader {
 #endif
 };
 
-struct up_reader *up_reader_open(const char *file, unsigned long long reopen_bytes) __hidden;
+struct up_reader *up_reader_open(const char *file, int buffer,
+				 unsigned long long reopen_bytes) __hidden;
 void up_reader_close(struct up_reader *rd) __hidden;
 int up_reader_open_handle(struct up_reader *rd) __hidden;
 void up_reader_close_handle(struct up_reader *rd) __hidden;
@@ -191,14 +203,37 @@ struct up_result {
 
 struct up_ahead;
 
-struct up_ahead *up_ahead_open(const char *file, bool raw, size_t window, bool symbols,
-			       const char *debug_dir, unsigned long long reopen_bytes) __hidden;
+/* How a read-ahead reads: the options of the plugin. */
+struct up_ahead_opts {
+	bool			raw;		/* hand back the user_unwind_* entries too */
+	size_t			window;		/* the most events held awaiting a stack */
+	bool			symbols;	/* symbolize the frames */
+	const char		*debug_dir;	/* NULL: the default */
+	unsigned long long	reopen_bytes;	/* 0: never (ustack-reopen.c) */
+};
+
+struct up_ahead *up_ahead_open(const char *file, int buffer,
+			       const struct up_ahead_opts *opts) __hidden;
 void up_ahead_close(struct up_ahead *ahead) __hidden;
 struct tep_handle *up_ahead_tep(struct up_ahead *ahead) __hidden;
+struct tracecmd_input *up_ahead_handle(struct up_ahead *ahead) __hidden;
 const struct up_result *up_ahead_lookup(struct up_ahead *ahead,
 					const struct tep_record *record) __hidden;
 void up_ahead_stats(struct up_ahead *ahead, struct ustack_stitch_stats *stats,
 		    size_t *peak_queue, unsigned long long *reopens,
 		    unsigned long long *dropped) __hidden;
+
+/* ---- ustack-buffers.c: every buffer of the file, each read ahead ---- */
+
+struct up_buffers;
+
+struct up_buffers *up_buffers_open(const char *file, struct tep_handle *tep,
+				   const struct up_ahead_opts *opts) __hidden;
+void up_buffers_close(struct up_buffers *bufs) __hidden;
+struct tep_handle *up_buffers_tep(struct up_buffers *bufs) __hidden;
+const struct up_result *up_buffers_lookup(struct up_buffers *bufs,
+					  const struct tep_record *record) __hidden;
+int up_buffers_nr(struct up_buffers *bufs) __hidden;
+struct up_ahead *up_buffers_each(struct up_buffers *bufs, int i, const char **name) __hidden;
 
 #endif /* _USTACK_PLUGIN_H */

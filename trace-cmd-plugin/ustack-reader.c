@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * The read-ahead's own reader of the trace file: the records of each CPU of
- * the top-level buffer, in file order.
+ * one buffer (the top-level one or an instance), in file order.
  *
  * With libtracecmd before 1.5.1 (trace-cmd 3.1.6 of Debian 12) the memory
  * libtracecmd keeps for a handle grows with what it read; the reader then
@@ -16,10 +16,10 @@
 #include "ustack-plugin.h"
 
 /**
- * up_reader_open_handle - open the file for reading its records
- * @rd: the reader: its file
+ * up_reader_open_handle - open the file for reading the records of its buffer
+ * @rd: the reader: its file and buffer
  *
- * Return: 0 with @rd->handle set; -1 with errno.
+ * Return: 0 with @rd->top and @rd->handle set; -1 with errno.
  */
 int up_reader_open_handle(struct up_reader *rd)
 {
@@ -29,24 +29,38 @@ int up_reader_open_handle(struct up_reader *rd)
 	 * crashes (a CPU's list of page maps is not set up yet). The handle is
 	 * then left open.
 	 */
-	rd->handle = tracecmd_open_head(rd->file, TRACECMD_FL_LOAD_NO_PLUGINS);
-	if (!rd->handle || tracecmd_init_data(rd->handle) < 0) {
-		rd->handle = NULL;
+	rd->top = tracecmd_open_head(rd->file, TRACECMD_FL_LOAD_NO_PLUGINS);
+	if (!rd->top || tracecmd_init_data(rd->top) < 0) {
+		rd->top = NULL;
 		errno = EIO;	/* libtracecmd's errno is not meaningful here */
+		return -1;
+	}
+	if (rd->buffer < 0) {
+		rd->handle = rd->top;
+		return 0;
+	}
+	/* an instance's handle holds a reference on the file's */
+	rd->handle = tracecmd_buffer_instance_handle(rd->top, rd->buffer);
+	if (!rd->handle) {
+		up_reader_close_handle(rd);
+		errno = EIO;
 		return -1;
 	}
 	return 0;
 }
 
 /**
- * up_reader_close_handle - close the reader's handle of the file
+ * up_reader_close_handle - close the reader's handles of the file
  * @rd: the reader
  */
 void up_reader_close_handle(struct up_reader *rd)
 {
-	if (rd->handle)
+	if (rd->handle && rd->handle != rd->top)
 		tracecmd_close(rd->handle);
+	if (rd->top)
+		tracecmd_close(rd->top);
 	rd->handle = NULL;
+	rd->top = NULL;
 }
 
 static void up_reader_read(struct up_reader *rd, int cpu)
@@ -59,14 +73,15 @@ static void up_reader_read(struct up_reader *rd, int cpu)
 }
 
 /**
- * up_reader_open - a reader of the top-level buffer of a trace file
+ * up_reader_open - a reader of a buffer of a trace file
  * @file: the file
+ * @buffer: -1 for the top-level buffer, else the index of the instance
  * @reopen_bytes: open the file again after this many bytes of pages that
  *	libtracecmd keeps in its own memory; 0 for never
  *
  * Return: the reader, with the first record of each CPU read; NULL with errno.
  */
-struct up_reader *up_reader_open(const char *file, unsigned long long reopen_bytes)
+struct up_reader *up_reader_open(const char *file, int buffer, unsigned long long reopen_bytes)
 {
 	struct up_reader *rd;
 	int cpu;
@@ -74,12 +89,13 @@ struct up_reader *up_reader_open(const char *file, unsigned long long reopen_byt
 	rd = calloc(1, sizeof(*rd));
 	if (!rd)
 		return NULL;
+	rd->buffer = buffer;
 	rd->file = strdup(file);
 	if (!rd->file || up_reader_open_handle(rd))
 		goto fail;
 	rd->tep = tracecmd_get_tep(rd->handle);
 	tep_ref(rd->tep);
-	rd->nr_cpus = tep_get_cpus(rd->tep);
+	rd->nr_cpus = tracecmd_cpus(rd->handle);
 	if (rd->nr_cpus < 0)
 		rd->nr_cpus = 0;
 	rd->next = calloc(rd->nr_cpus ? rd->nr_cpus : 1, sizeof(*rd->next));
@@ -135,7 +151,7 @@ struct tep_handle *up_reader_tep(struct up_reader *rd)
 }
 
 /**
- * up_reader_cpus - how many CPUs the top-level buffer has
+ * up_reader_cpus - how many CPUs the buffer has
  * @rd: the reader
  *
  * Return: the number of CPUs.
