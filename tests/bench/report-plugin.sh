@@ -7,6 +7,15 @@
 #   tests/bench/report-plugin.sh            on the host: records the traces in
 #                                           a guest, then times report here
 #   tests/bench/report-plugin.sh record DIR CALLS   in the guest: records into DIR
+#   tests/bench/report-plugin.sh nostacks   on the host only: the row of a trace
+#                                           without deferred stacks (below)
+#
+# First, on the host, a trace without stacks (a stock kernel's: no user_unwind_*
+# events; made by tests/fixtures/make-buffers-fixture.py from the committed
+# fixture's getppid events, 4 per call, REPORT_BENCH_CALLS calls, version 7 with
+# zstd as trace-cmd records by default): report with and without the plugin,
+# interleaved, the median of REPORT_BENCH_NOSTACK_RUNS (default 11) runs each.
+# The plugin must do nothing there (goal: at most 1.02x).
 #
 # The traces: ustack-sample's getppid calls under stock "trace-cmd record -O
 # user_stacktrace_deferred -e raw_syscalls", 4 records per call (cookie,
@@ -33,9 +42,46 @@ if [ "${1:-}" = record ]; then
 fi
 
 . "$top/tests/lib/result.sh"
-PLUGIN_DIR=$top/build/trace-cmd-plugin
+PLUGIN_DIR=${USTACK_PLUGIN_DIR:-$top/build/trace-cmd-plugin}
 [ -r "$PLUGIN_DIR/plugin_ustack.so" ] || { echo "no $PLUGIN_DIR/plugin_ustack.so" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "no /usr/bin/time (apt-get install time)" >&2; exit 1; }
+
+# nostacks: the row of a trace without deferred stacks, on the host
+nostacks() {
+	local runs=${REPORT_BENCH_NOSTACK_RUNS:-11} dir recs i k w1 w2 w3 p1 p2 p3
+	dir=$(mktemp -d)
+	mkdir "$dir/none"
+	trace-cmd convert -i "$top/tests/fixtures/plugin/sample.dat" -o "$dir/src.dat" \
+		--file-version 6 --compression none > /dev/null 2>&1
+	python3 "$top/tests/fixtures/make-buffers-fixture.py" "$dir/src.dat" "$dir/v6.dat" \
+		--no-ustack-formats --top nostacks --repeat "$CALLS" || return 1
+	trace-cmd convert -i "$dir/v6.dat" -o "$dir/nostacks.dat" > /dev/null 2>&1 || return 1
+	recs=$(trace-cmd report -N -i "$dir/nostacks.dat" 2>/dev/null | grep -vc '^cpus=')
+	# one run: "elapsed-ms cpu-ms max-rss-kb" (user + system: less noisy on a busy host)
+	one() {
+		env TRACEEVENT_PLUGIN_DIR="$1" /usr/bin/time -f '%e %U %S %M' \
+			trace-cmd report -i "$dir/nostacks.dat" 2>&1 >/dev/null | tail -n 1 |
+			awk '{ printf "%d %d %d\n", $1 * 1000, ($2 + $3) * 1000, $4 }'
+	}
+	for i in $(seq 1 "$runs"); do
+		one "$dir/none" >> "$dir/without"
+		one "$PLUGIN_DIR" >> "$dir/with"
+	done
+	median() { sort -n -k"$2" "$1" | awk -v k="$2" '{ v[NR] = $k } END { print v[int((NR + 1) / 2)] }'; }
+	for k in 1 2 3; do
+		eval "w$k=\$(median \"\$dir/without\" $k); p$k=\$(median \"\$dir/with\" $k)"
+	done
+	r() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3fx", a / b }'; }
+	echo "trace-cmd report, trace without stacks ($recs records, version 7), output to"
+	echo "/dev/null, with and without the plugin interleaved, median of $runs runs (host):"
+	printf '  %-20s %9s %9s %10s\n' "" "elapsed" "cpu" "peak"
+	printf '  %-20s %6s ms %6s ms %7s KB\n' "without the plugin" "$w1" "$w2" "$w3"
+	printf '  %-20s %6s ms %6s ms %7s KB\n' "with the plugin" "$p1" "$p2" "$p3"
+	printf '  %-20s %9s %9s %10s\n' "ratio" "$(r "$p1" "$w1")" "$(r "$p2" "$w2")" "$(r "$p3" "$w3")"
+	rm -rf "$dir"
+}
+nostacks || { echo "the trace without stacks could not be made" >&2; exit 1; }
+[ "${1:-}" = nostacks ] && exit 0
 
 out=$("$top/scripts/guest-run.sh" --keep --timeout 1200 -- \
 	"echo RES=\$USTACK_RES; bash $top/tests/bench/report-plugin.sh record \$USTACK_RES $CALLS" 2>&1)
