@@ -7,7 +7,8 @@
  * parsed by utest/trace-env.c). The input is a header, then records:
  *
  *   header  flags (bit 0 USTACK_STITCH_RAW, bit 1 START_UNKNOWN, bit 2: the
- *           callback asks to stop now and then), limits (0: the defaults)
+ *           callback asks to stop now and then, bit 3: a big-endian trace,
+ *           every field written the other way round), limits (0: defaults)
  *   record  op: bits 0-2 the kind, bits 3-4 the CPU, bit 5 a CPU byte
  *           follows (0xff: out of range), bit 6 a missed_events byte follows
  *           (0xff: -1, unknown), bit 7 a byte follows that cuts the record
@@ -49,7 +50,7 @@ struct fz_stitch {
 	unsigned int		nr_kept;
 };
 
-static struct tep_handle *fz_tep;
+static struct tep_handle *fz_tep[2];
 
 /* trace-env.c reports its failures here; the fuzzer has nothing to record */
 bool utest_check(bool ok, const char *file, unsigned int line, const char *fmt, ...)
@@ -108,6 +109,43 @@ static size_t fz_file_rec(unsigned char *buf, int pid, unsigned int id, unsigned
 	return n;
 }
 
+static void fz_swap(unsigned char *p, size_t n)
+{
+	unsigned char t;
+	size_t i;
+
+	for (i = 0; i < n / 2; i++) {
+		t = p[i];
+		p[i] = p[n - 1 - i];
+		p[n - 1 - i] = t;
+	}
+}
+
+/* A record of kind k (0-4) as a big-endian trace has it. */
+static void fz_big_endian(unsigned char *buf, size_t size, unsigned int k)
+{
+	static const struct {
+		unsigned char	offset;
+		unsigned char	size;
+	} fields[5][4] = {
+		{ { 8, 8 }, { 16, 8 } },			/* function: ip, parent_ip */
+		{ { 8, 4 } },					/* getppid: __syscall_nr */
+		{ { 8, 8 } },					/* cookie */
+		{ { 8, 8 }, { 16, 2 }, { 18, 2 } },		/* stack */
+		{ { 8, 4 }, { 12, 4 } },			/* file */
+	};
+	unsigned int i;
+
+	if (size < 8)
+		return;
+	fz_swap(buf, 2);
+	fz_swap(buf + 4, 4);
+	for (i = 0; i < 4 && fields[k][i].size; i++) {
+		if (fields[k][i].offset + fields[k][i].size <= size)
+			fz_swap(buf + fields[k][i].offset, fields[k][i].size);
+	}
+}
+
 /* Flush until everything is handed back (the callback may ask to stop). */
 static void fz_flush(struct ustack_stitcher *st)
 {
@@ -120,7 +158,7 @@ static void fz_flush(struct ustack_stitcher *st)
 		abort();
 }
 
-static void fz_records(struct fz_in *in, struct ustack_stitcher *st)
+static void fz_records(struct fz_in *in, struct ustack_stitcher *st, bool big_endian)
 {
 	static const int pids[4] = { 1, 100, 200, 300 };
 	unsigned char buf[FZ_REC_MAX];
@@ -197,6 +235,8 @@ static void fz_records(struct fz_in *in, struct ustack_stitcher *st)
 				abort();
 			continue;
 		}
+		if (big_endian && (op & 7) <= 4)
+			fz_big_endian(buf, size, op & 7);
 		if (op & 0x80) {
 			b = fz_u8(in);
 			size = b > size ? 0 : size - b;
@@ -230,22 +270,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t flags, limits;
 	unsigned int i;
 
-	if (!fz_tep) {
-		fz_tep = utest_tep(UT_FORMATS_ALL);
-		if (!fz_tep)
+	if (!fz_tep[0]) {
+		fz_tep[0] = utest_tep(UT_FORMATS_ALL);
+		fz_tep[1] = utest_tep(UT_FORMATS_ALL);
+		if (!fz_tep[0] || !fz_tep[1])
 			abort();
+		tep_set_file_bigendian(fz_tep[1], TEP_BIG_ENDIAN);
 	}
 	flags = fz_u8(&in);
 	limits = fz_u8(&in);
 	fz.stop = flags & 4;
-	st = ustack_stitcher_alloc(fz_tep, flags & 3, fz_callback, &fz);
+	st = ustack_stitcher_alloc(fz_tep[!!(flags & 8)], flags & 3, fz_callback, &fz);
 	if (!st)
 		abort();
 	if (limits && ustack_stitcher_set_limits(st, 1 + (limits & 3), 1 + ((limits >> 2) & 7),
 						 (limits >> 5) * 256))
 		abort();
 
-	fz_records(&in, st);
+	fz_records(&in, st, flags & 8);
 	fz_flush(st);
 	if (ustack_stitcher_stats(st, &stats) || stats.held || stats.events != fz.handed)
 		abort();

@@ -144,6 +144,22 @@ static void st_file(struct seed *s, int cpu, int id, const char *path)
 	put(s, path, len);
 }
 
+static void two_waiting(struct seed *s, unsigned int flags, const struct ut_frame *frames)
+{
+	s->len = 0;
+	put8(s, flags);
+	put8(s, 0);
+	st_cookie(s, 0, S_P, S_K1);
+	st_event(s, 0, S_P, 1);
+	st_cookie(s, 1, S_Q, S_K2);
+	st_event(s, 1, S_Q, 2);
+	st_file(s, 0, 1, "/usr/lib/libc.so.6");
+	st_file(s, 0, 2, "/usr/bin/prog");
+	st_stack(s, 1, S_Q, S_K2, 0, frames, 4);
+	st_stack(s, 0, S_P, S_K1, 0, frames, 3);
+	st_event(s, 0, S_P, 3);
+}
+
 static void stitch_seeds(void)
 {
 	static const struct ut_frame frames[] = {
@@ -154,19 +170,11 @@ static void stitch_seeds(void)
 	size_t len;
 
 	/* two tasks waiting on two CPUs, their files and stacks, one event after */
-	s.len = 0;
-	put8(&s, 0);
-	put8(&s, 0);
-	st_cookie(&s, 0, S_P, S_K1);
-	st_event(&s, 0, S_P, 1);
-	st_cookie(&s, 1, S_Q, S_K2);
-	st_event(&s, 1, S_Q, 2);
-	st_file(&s, 0, 1, "/usr/lib/libc.so.6");
-	st_file(&s, 0, 2, "/usr/bin/prog");
-	st_stack(&s, 1, S_Q, S_K2, 0, frames, 4);
-	st_stack(&s, 0, S_P, S_K1, 0, frames, 3);
-	st_event(&s, 0, S_P, 3);
+	two_waiting(&s, 0, frames);
 	save("stitch", "two-waiting", &s);
+	/* the same in a big-endian trace */
+	two_waiting(&s, 8, frames);
+	save("stitch", "big-endian", &s);
 
 	/* raw entries handed back, a stack giving the next cookie, cookie 0 */
 	s.len = 0;
