@@ -26,8 +26,11 @@
  * Pids and cookies come from small sets, so that records meet: a pid byte
  * picks one of four tasks, a cookie byte is (b >> 4) << 32 | (b & 15) (the
  * kernel's layout: stack entries with flag 0x4 give the cookie 2 << 32
- * above). Checked beyond crashes: after the last flush nothing is held, and
- * every event handed back was counted once.
+ * above). Checked beyond crashes: records come back in input order, each
+ * once (by their timestamps); what the callback is told is consistent (a
+ * stack with STACK, a reason with LOST and only then, no cookie with NONE or
+ * UNKNOWN, raw entries only when asked for); after the last flush nothing is
+ * held, and the stitcher counted every event handed back.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -43,6 +46,8 @@
 #define FZ_REC_MAX	1024
 
 struct fz_stitch {
+	unsigned int		flags;		/* of the stitcher */
+	unsigned long long	last_ts;	/* of the last record handed back */
 	unsigned long long	handed;		/* events, not raw entries */
 	unsigned int		calls;
 	bool			stop;
@@ -70,6 +75,16 @@ static int fz_callback(struct tep_event *event, struct tep_record *record, int c
 
 	(void)event;
 	(void)cpu;
+	if (record->ts <= fz->last_ts)
+		abort();
+	fz->last_ts = record->ts;
+	if ((info->state == USTACK_STATE_STACK && !info->stack) ||
+	    ((info->state == USTACK_STATE_LOST) != (info->lost != USTACK_LOST_NONE)) ||
+	    ((info->state == USTACK_STATE_NONE || info->state == USTACK_STATE_UNKNOWN) &&
+	     (info->cookie || info->stack)) ||
+	    (info->state == USTACK_STATE_RAW && !(fz->flags & USTACK_STITCH_RAW)) ||
+	    info->state > USTACK_STATE_RAW)
+		abort();
 	/* the record is read whole: a short one shows under ASan */
 	if (record->size)
 		memcpy(text, record->data, (size_t)record->size < sizeof(text) ? record->size :
@@ -280,6 +295,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	flags = fz_u8(&in);
 	limits = fz_u8(&in);
 	fz.stop = flags & 4;
+	fz.flags = flags & 3;
 	st = ustack_stitcher_alloc(fz_tep[!!(flags & 8)], flags & 3, fz_callback, &fz);
 	if (!st)
 		abort();
