@@ -68,7 +68,7 @@ perf: kernel-tree
 # ---- test programs ----
 progs: $(PROGS)/ustack-sample $(PROGS)/ustack-sample32 $(PROGS)/ustack-bench \
 	$(PROGS)/ustack-perf-attr $(PROGS)/libustack-old-kernel.so $(PROGS)/ustack-badfp \
-	$(PROGS)/ustack-remap $(PROGS)/ustack-uffd
+	$(PROGS)/ustack-remap $(PROGS)/ustack-uffd $(PROGS)/ustack-perf-record
 
 # The same code at the same address, from two files in turn.
 $(PROGS)/ustack-remap: $(PROG_SRC)/remap.c
@@ -94,6 +94,12 @@ $(PROGS)/libustack-old-kernel.so: $(PROG_SRC)/old-kernel.c $(PROG_SRC)/perf-defe
 $(PROGS)/ustack-perf-attr: $(PROG_SRC)/perf-attr.c $(PROG_SRC)/perf-defer.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -g -Wall -o $@ $<
+
+# PERF_RECORD_CALLCHAIN_DEFERRED read word by word from a known chain.
+$(PROGS)/ustack-perf-record: $(PROG_SRC)/perf-record.c $(PROG_SRC)/perf-defer.h \
+		$(PROG_SRC)/raw-syscall.h
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(PROG_CFLAGS) -fPIE -pie -o $@ $<
 
 $(PROGS)/ustack-bench: $(PROG_SRC)/bench.c
 	$(Q)mkdir -p $(@D)

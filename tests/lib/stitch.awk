@@ -5,7 +5,8 @@
 #   pid|cpu|cookie|event text|frames
 # frames: " path+0xoff ..." when the stack arrived, "NOCOOKIE" when the
 # event carries none, "LOST" when its stack never came. Also counts stack
-# entries per cookie: lines "STACKS|cookie|count|pid".
+# entries per cookie: lines "STACKS|cookie|count|pid". With -v with_ts=1
+# each event line ends with "|timestamp".
 # Portable awk (mawk): no gawk extensions.
 {
 	line = $0
@@ -28,6 +29,8 @@
 	cpu = substr(rest, 1, index(rest, "]") - 1) + 0
 	j = index(rest, ": ")
 	body = substr(rest, j + 2)
+	ts = substr(rest, 1, j - 1)
+	sub(/.* /, "", ts)
 	if (body ~ /^user_unwind_cookie: /) {
 		c = body
 		sub(/.*cookie=/, "", c)
@@ -56,6 +59,7 @@
 	evpid[ne] = pid
 	evcpu[ne] = cpu
 	ev[ne] = body
+	evts[ne] = ts
 	evck[ne] = ""
 	if ((cpu in stpid) && stpid[cpu] == pid && stck[cpu] != "0x0")
 		evck[ne] = stck[cpu]
@@ -69,7 +73,7 @@ END {
 			s = stk[c]
 		else
 			s = "LOST"
-		print evpid[k] "|" evcpu[k] "|" c "|" ev[k] "|" s
+		print evpid[k] "|" evcpu[k] "|" c "|" ev[k] "|" s (with_ts ? "|" evts[k] : "")
 	}
 	for (c in nstk)
 		print "STACKS|" c "|" nstk[c] "|" stkpid[c]

@@ -15,4 +15,9 @@
 #define ATTR_DEFER_CALLCHAIN	(1ULL << 38)
 #define ATTR_DEFER_OUTPUT	(1ULL << 39)
 
+/* The context word before the cookie in a sample's callchain (6.19). */
+#ifndef PERF_CONTEXT_USER_DEFERRED
+#define PERF_CONTEXT_USER_DEFERRED	((__u64)-640)
+#endif
+
 #endif

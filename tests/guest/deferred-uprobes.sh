@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Uprobes and deferred stacks. A probe on an instruction that is stepped
+# out of line (XOL): the topmost frame is the probed address, not the XOL
+# slot, and the frame rule of the prologue it is in holds. A uretprobe:
+# the walk finds the uprobe trampoline where a return address was; the
+# stack has the original return address instead.
+# kernels: normal debug
+# timeout: 300
+. "$(dirname "$0")/../lib/result.sh"
+. "$(dirname "$0")/../lib/ustack.sh"
+
+LIB=$USTACK_PROGS/libustack-sample.so
+
+# file_offset SYMBOL [DELTA]: the file offset of SYMBOL + DELTA in $LIB
+file_offset() {
+	local vaddr addr typ o v p fsz msz rest
+
+	vaddr=$(nm "$LIB" | awk -v s="$1" '$3 == s {print $1}')
+	[ -n "$vaddr" ] || return 1
+	addr=$((16#$vaddr + ${2:-0}))
+	while read -r typ o v p fsz msz rest; do
+		[ "$typ" = LOAD ] || continue
+		if [ $addr -ge $((v)) ] && [ $addr -lt $((v + msz)) ]; then
+			printf '0x%x\n' $((addr - v + o))
+			return 0
+		fi
+	done < <(readelf -lW "$LIB")
+	return 1
+}
+
+# probe_stacks EVENT: the symbolized stacks of the sample's EVENT events
+probe_stacks() {
+	stitched | awk -F'|' -v p=$pid -v e="$1" '$1 == p && index($4, e ":") { print $5 }' |
+	while read -r frames; do
+		first_n 6 "$(symbols "$frames")"
+	done | sort | uniq -c | sed 's/^ *//'
+}
+
+# 1. The second instruction of ustack_lib_syscall, "mov %rsp,%rbp", is
+# stepped out of line; its frame has pushed the frame pointer only.
+second=$(objdump -d --no-show-raw-insn "$LIB" |
+	 awk '/<ustack_lib_syscall>:/ { f = 1; next } f && NF { n++ } f && n == 2 { print; exit }')
+case "$second" in
+*"mov "*"%rsp,%rbp"*)
+	off=$(file_offset ustack_lib_syscall 1)
+	trace_clear
+	if echo "p:ustack_xol $LIB:$off" > $T/uprobe_events; then
+		tw $T/events/uprobes/ustack_xol/enable 1
+		tw $T/options/user_stacktrace_deferred 1
+		traced_sample 3
+		got=$(probe_stacks ustack_xol)
+		check "xol: 3 probe hits, each with exactly $CHAIN ($got)" test "$got" = "3 $CHAIN"
+		tw $T/events/uprobes/ustack_xol/enable 0
+		echo > $T/uprobe_events
+	else
+		fail "xol: a uprobe at $LIB:$off"
+	fi
+	;;
+*)
+	skip "xol" "ustack_lib_syscall's second instruction is not mov %rsp,%rbp: '$second'"
+	;;
+esac
+
+# 2. A uretprobe on ustack_lib_inner: while the sample is in it, its
+# return address (into ustack_lib_enter) is the trampoline.
+off=$(file_offset ustack_lib_inner)
+trace_clear
+if echo "r:ustack_ret $LIB:$off" > $T/uprobe_events; then
+	tw $T/events/uprobes/ustack_ret/enable 1
+	tw $T/events/syscalls/sys_enter_getppid/enable 1
+	tw $T/options/user_stacktrace_deferred 1
+	traced_sample 3
+	got=$(probe_stacks sys_enter_getppid)
+	check "uretprobe: 3 getppid calls, each with exactly $CHAIN ($got)" test "$got" = "3 $CHAIN"
+	n=$(stitched | awk -F'|' -v p=$pid '$1 == p && index($4, "ustack_ret:")' | wc -l)
+	check "uretprobe: it fired once ($n)" test "$n" = 1
+	tw $T/events/uprobes/ustack_ret/enable 0
+	echo > $T/uprobe_events
+else
+	fail "uretprobe: a uretprobe at $LIB:$off"
+fi
+trace_clear
+finish
