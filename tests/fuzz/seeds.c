@@ -321,6 +321,15 @@ static void symbolize_seeds(const char *fixtures)
 	sym_seed("build-id", 1 | 2 | 4, id, &stripped, &debug);
 	/* the file is not the one the build-id names: an unstripped copy stands in */
 	sym_seed("untrusted", 1 | 2 | 4, id, &junk, &so);
+
+	/* the 32-bit build, when the toolchain made one (else the files are empty) */
+	load(fixtures, "fixture32.so", &so);
+	load(fixtures, "fixture32-stripped.so", &stripped);
+	load(fixtures, "fixture32.debug", &debug);
+	if (!so.len || !stripped.len || !debug.len)
+		return;
+	sym_seed("so32", 0, zero, &so, NULL);
+	sym_seed("debuglink32", 1, zero, &stripped, &debug);
 }
 
 int main(int argc, char **argv)
