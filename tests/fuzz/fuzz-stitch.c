@@ -212,7 +212,8 @@ static void fz_records(struct fz_in *in, struct ustack_stitcher *st, bool big_en
 		case 2:
 			pid = pids[fz_u8(in) & 3];
 			b = fz_u8(in);
-			size = ut_rec_cookie(buf, pid, (unsigned long long)(b >> 4) << 32 | (b & 15));
+			size = ut_rec_cookie(buf, pid,
+					     (unsigned long long)(b >> 4) << 32 | (b & 15));
 			break;
 		case 3: {
 			unsigned long long cookie;

@@ -265,7 +265,9 @@ static void decode_seeds(void)
 /* The GNU build-id note's bytes in an ELF file; NULL when it has none. */
 static const unsigned char *find_build_id(const struct seed *f)
 {
-	static const unsigned char head[] = { 4, 0, 0, 0, 20, 0, 0, 0, 3, 0, 0, 0, 'G', 'N', 'U', 0 };
+	static const unsigned char head[] = {
+		4, 0, 0, 0, 20, 0, 0, 0, 3, 0, 0, 0, 'G', 'N', 'U', 0,
+	};
 	size_t i;
 
 	for (i = 0; i + sizeof(head) + 20 <= f->len; i++) {
