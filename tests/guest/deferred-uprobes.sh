@@ -29,12 +29,13 @@ file_offset() {
 	return 1
 }
 
-# probe_stacks EVENT: the symbolized stacks of the sample's EVENT events
+# probe_stacks TEXT: the symbolized stacks of the sample's events whose
+# text starts with TEXT, counted, one line per distinct stack
 probe_stacks() {
-	stitched | awk -F'|' -v p=$pid -v e="$1" '$1 == p && index($4, e ":") { print $5 }' |
+	stitched | awk -F'|' -v p=$pid -v e="$1" '$1 == p && index($4, e) == 1 { print $5 }' |
 	while read -r frames; do
-		first_n 6 "$(symbols "$frames")"
-	done | sort | uniq -c | sed 's/^ *//'
+		echo "$(first_n 6 "$(symbols "$frames")")"
+	done | sort | uniq -c | sed 's/^ *//' | tr '\n' ';' | sed 's/;$//'
 }
 
 # 1. The second instruction of ustack_lib_syscall, "mov %rsp,%rbp", is
@@ -49,7 +50,7 @@ case "$second" in
 		tw $T/events/uprobes/ustack_xol/enable 1
 		tw $T/options/user_stacktrace_deferred 1
 		traced_sample 3
-		got=$(probe_stacks ustack_xol)
+		got=$(probe_stacks "ustack_xol:")
 		check "xol: 3 probe hits, each with exactly $CHAIN ($got)" test "$got" = "3 $CHAIN"
 		tw $T/events/uprobes/ustack_xol/enable 0
 		echo > $T/uprobe_events
@@ -71,9 +72,9 @@ if echo "r:ustack_ret $LIB:$off" > $T/uprobe_events; then
 	tw $T/events/syscalls/sys_enter_getppid/enable 1
 	tw $T/options/user_stacktrace_deferred 1
 	traced_sample 3
-	got=$(probe_stacks sys_enter_getppid)
+	got=$(probe_stacks "sys_getppid(")
 	check "uretprobe: 3 getppid calls, each with exactly $CHAIN ($got)" test "$got" = "3 $CHAIN"
-	n=$(stitched | awk -F'|' -v p=$pid '$1 == p && index($4, "ustack_ret:")' | wc -l)
+	n=$(stitched | awk -F'|' -v p=$pid '$1 == p && index($4, "ustack_ret:") == 1' | wc -l)
 	check "uretprobe: it fired once ($n)" test "$n" = 1
 	tw $T/events/uprobes/ustack_ret/enable 0
 	echo > $T/uprobe_events

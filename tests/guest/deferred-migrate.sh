@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Uprobe events are recorded preemptibly: on a preemptible kernel a task
+# can move to another CPU between its cookie entry and its event, unless
+# the kernel keeps both on one CPU. The sample's probed function runs
+# 20000 times while another task moves it between the CPUs as fast as it
+# can;
+# every probe event must have the sample's exact stack or none, never
+# another one. This stresses the window; it cannot force it.
+# kernels: normal debug
+# timeout: 600
+. "$(dirname "$0")/../lib/result.sh"
+. "$(dirname "$0")/../lib/ustack.sh"
+
+LIB=$USTACK_PROGS/libustack-sample.so
+preempt=$(uname -v | grep -o 'PREEMPT[_A-Z]*' | head -n 1)
+
+vaddr=$(nm "$LIB" | awk '$3 == "ustack_lib_syscall" {print $1}')
+addr=$((16#$vaddr))
+off=
+while read -r typ o v p fsz msz rest; do
+	[ "$typ" = LOAD ] || continue
+	if [ $addr -ge $((v)) ] && [ $addr -lt $((v + msz)) ]; then
+		off=$(printf '0x%x' $((addr - v + o)))
+	fi
+done < <(readelf -lW "$LIB")
+
+trace_clear
+tw $T/buffer_size_kb 8192
+if ! echo "p:ustack_mig $LIB:$off" > $T/uprobe_events; then
+	fail "migrate: a uprobe at $LIB:$off"
+	finish
+fi
+tw $T/events/uprobes/ustack_mig/enable 1
+tw $T/options/user_stacktrace_deferred 1
+gated "$SAMPLE" 20000
+(
+	# move it between CPU 0 and 1 until it is gone
+	while kill -0 $GATED_PID 2>/dev/null; do
+		taskset -p 1 $GATED_PID > /dev/null 2>&1
+		taskset -p 2 $GATED_PID > /dev/null 2>&1
+	done
+) &
+mover=$!
+tw $T/tracing_on 1
+open_gate
+wait $GATED_PID
+tw $T/tracing_on 0
+wait $mover
+
+stitched | awk -F'|' -v p=$GATED_PID '$1 == p && index($4, "ustack_mig:") == 1' > /tmp/mig
+n=$(wc -l < /tmp/mig)
+cpus=$(cut -d'|' -f2 /tmp/mig | sort -u | wc -l)
+check "migrate: 20000 probe events ($n) on both CPUs ($cpus; ${preempt:-no PREEMPT} kernel)" \
+	test "$n:$cpus" = 20000:2
+# each distinct stack symbolized once
+good=0 none=0 bad=0
+while read -r count frames; do
+	case "$frames" in
+	LOST|NOCOOKIE) none=$((none + count)); continue ;;
+	esac
+	syms=$(first_n 6 "$(symbols "$frames")")
+	if [ "$syms" = "$CHAIN" ]; then
+		good=$((good + count))
+	else
+		bad=$((bad + count))
+		echo "wrong ($count): $syms ($frames)"
+	fi
+done < <(cut -d'|' -f5 /tmp/mig | sort | uniq -c)
+check "migrate: no probe event has another stack ($good exact, $none without, $bad wrong)" \
+	test "$bad" = 0
+check "migrate: most have their stack ($good of $n)" test $((good * 10)) -ge $((n * 9))
+tw $T/events/uprobes/ustack_mig/enable 0
+echo > $T/uprobe_events
+trace_clear
+tw $T/buffer_size_kb 1408
+finish
