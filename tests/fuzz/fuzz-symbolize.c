@@ -16,7 +16,8 @@
  * name of the unit tests' stripped fixture, so that the seeds reach it) and,
  * with mode bit 2, ROOT/.build-id/xx/yyyy.debug. Besides the four offsets,
  * 32 offsets spread over the file are looked up. Every result is printed;
- * a resolved one must have a name and a file.
+ * a resolved one must have a name and a file, and a return address X must
+ * resolve as X - 1 does, one byte further into the same symbol.
  */
 #include <errno.h>
 #include <ftw.h>
@@ -90,22 +91,45 @@ static void fz_build_id_path(const uint8_t *id, char *path, size_t size)
 	snprintf(path + n, size - n, ".debug");
 }
 
-static void fz_lookup(struct ustack_symbolizer *sym, const uint8_t *id, size_t id_size,
-		      unsigned long long offset, unsigned int flags)
+static bool fz_lookup(struct ustack_symbolizer *sym, const uint8_t *id, size_t id_size,
+		      unsigned long long offset, unsigned int flags, struct ustack_symbol *s)
 {
-	struct ustack_symbol s;
 	char text[256];
 
-	if (ustack_symbolizer_lookup(sym, fz_file, id, id_size, offset, flags, &s)) {
+	if (ustack_symbolizer_lookup(sym, fz_file, id, id_size, offset, flags, s)) {
 		if (errno != ENOMEM)
+			abort();
+		return false;
+	}
+	if (s->resolved && (!s->name || !s->file))
+		abort();
+	if (s->file_offset != offset || !s->path)
+		abort();
+	if (ustack_symbol_format(s, text, sizeof(text)) < 0)
+		abort();
+	return true;
+}
+
+/* The offset as given, and as a return address: that is the byte before, plus one. */
+static void fz_lookup_both(struct ustack_symbolizer *sym, const uint8_t *id, size_t id_size,
+			   unsigned long long offset)
+{
+	struct ustack_symbol s, r, before;
+
+	if (!fz_lookup(sym, id, id_size, offset, 0, &s) ||
+	    !fz_lookup(sym, id, id_size, offset, USTACK_LOOKUP_RETURN, &r))
+		return;
+	if (!offset) {
+		if (r.resolved)
 			abort();
 		return;
 	}
-	if (s.resolved && (!s.name || !s.file))
+	if (!fz_lookup(sym, id, id_size, offset - 1, 0, &before))
+		return;
+	if (r.resolved != before.resolved)
 		abort();
-	if (s.file_offset != offset || !s.path)
-		abort();
-	if (ustack_symbol_format(&s, text, sizeof(text)) < 0)
+	if (r.resolved && (strcmp(r.name, before.name) || r.sym_offset != before.sym_offset + 1 ||
+			   r.addr != before.addr + 1 || !r.sym_offset))
 		abort();
 }
 
@@ -146,15 +170,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!sym || ustack_symbolizer_set_debug_dir(sym, fz_root))
 		abort();
 	id_size = mode & 2 ? FZ_BUILD_ID : 0;
-	for (i = 0; i < 4; i++) {
-		fz_lookup(sym, id_size ? id : NULL, id_size, offsets[i], 0);
-		fz_lookup(sym, id_size ? id : NULL, id_size, offsets[i], USTACK_LOOKUP_RETURN);
-	}
-	for (i = 0; i < 32; i++) {
-		unsigned long long off = (file_len + 1) * i / 32;
-
-		fz_lookup(sym, id_size ? id : NULL, id_size, off, i & 1 ? USTACK_LOOKUP_RETURN : 0);
-	}
+	for (i = 0; i < 4; i++)
+		fz_lookup_both(sym, id_size ? id : NULL, id_size, offsets[i]);
+	for (i = 0; i < 32; i++)
+		fz_lookup_both(sym, id_size ? id : NULL, id_size, (file_len + 1) * i / 32);
 	ustack_symbolizer_free(sym);
 
 	unlink(fz_file);
