@@ -88,7 +88,7 @@ for entry in "${cunit_bins[@]}"; do
 	want "$name" || continue
 	log=$logs/${name//\//-}.log
 	if [ ! -x "$t" ] || [ ! -f "$t" ]; then
-		echo "FAIL: ${t#$top/}: not built (make check builds it)" >"$log"
+		echo "FAIL: ${t#"$top"/}: not built (make check builds it)" >"$log"
 		count "$name" "$log" 0
 		continue
 	fi

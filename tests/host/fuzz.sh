@@ -22,12 +22,12 @@ why() { grep -E 'ERROR|SUMMARY|runtime error|Test unit written' "$1" | head -n 3
 for t in stitch decode symbolize; do
 	fuzzer=$bin/fuzz-$t
 	if [ ! -x "$fuzzer" ]; then
-		fail "fuzz $t" "${fuzzer#$USTACK_TOP/} not built (make -C tests/fuzz)"
+		fail "fuzz $t" "${fuzzer#"$USTACK_TOP"/} not built (make -C tests/fuzz)"
 		continue
 	fi
 	inputs=("$corpus/$t"/*)
 	if [ ! -e "${inputs[0]}" ]; then
-		fail "fuzz $t corpus" "no inputs in ${corpus#$USTACK_TOP/}/$t"
+		fail "fuzz $t corpus" "no inputs in ${corpus#"$USTACK_TOP"/}/$t"
 	elif "$fuzzer" -timeout=10 -rss_limit_mb=2048 "${inputs[@]}" >"$work/$t-replay.log" 2>&1
 	then
 		pass "fuzz $t corpus (${#inputs[@]} inputs replayed)"
