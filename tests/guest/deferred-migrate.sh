@@ -15,15 +15,7 @@
 LIB=$USTACK_PROGS/libustack-sample.so
 preempt=$(uname -v | grep -o 'PREEMPT[_A-Z]*' | head -n 1)
 
-vaddr=$(nm "$LIB" | awk '$3 == "ustack_lib_syscall" {print $1}')
-addr=$((16#$vaddr))
-off=
-while read -r typ o v p fsz msz rest; do
-	[ "$typ" = LOAD ] || continue
-	if [ $addr -ge $((v)) ] && [ $addr -lt $((v + msz)) ]; then
-		off=$(printf '0x%x' $((addr - v + o)))
-	fi
-done < <(readelf -lW "$LIB")
+off=$(lib_offset ustack_lib_syscall)
 
 trace_clear
 tw $T/buffer_size_kb 8192
@@ -53,22 +45,9 @@ n=$(wc -l < /tmp/mig)
 cpus=$(cut -d'|' -f2 /tmp/mig | sort -u | wc -l)
 check "migrate: 20000 probe events ($n) on both CPUs ($cpus; ${preempt:-no PREEMPT} kernel)" \
 	test "$n:$cpus" = 20000:2
-# each distinct stack symbolized once
-good=0 none=0 bad=0
-while read -r count frames; do
-	case "$frames" in
-	LOST|NOCOOKIE) none=$((none + count)); continue ;;
-	esac
-	syms=$(first_n 6 "$(symbols "$frames")")
-	if [ "$syms" = "$CHAIN" ]; then
-		good=$((good + count))
-	else
-		bad=$((bad + count))
-		echo "wrong ($count): $syms ($frames)"
-	fi
-done < <(cut -d'|' -f5 /tmp/mig | sort | uniq -c)
-check "migrate: no probe event has another stack ($good exact, $none without, $bad wrong)" \
-	test "$bad" = 0
+read -r n good none <<< "$(cut -d'|' -f5 /tmp/mig | chain_count)"
+check "migrate: no probe event has another stack ($good exact, $none without)" \
+	test $((good + none)) = "$n"
 check "migrate: most have their stack ($good of $n)" test $((good * 10)) -ge $((n * 9))
 tw $T/events/uprobes/ustack_mig/enable 0
 echo > $T/uprobe_events

@@ -75,9 +75,7 @@ trace_clear
 tw $T/events/syscalls/sys_enter_getppid/enable 1
 tw $T/options/user_stacktrace_deferred 1
 tw $T/tracing_on 1
-taskset -c 0 "$SAMPLE" 20 > /dev/null &
-pid=$!
-wait $pid
+pinned_sample 0 20
 tw $T/tracing_on 0
 cookies=$(grep -c -- "-$pid .*user_unwind_cookie: " $T/trace)
 nexts=$(grep -c -- "-$pid .*user_unwind_stack: .* next=0x" $T/trace)
@@ -108,16 +106,7 @@ fi
 # A uprobe on a function's first instruction: the topmost frame has not
 # pushed its frame pointer yet; the caller must not be skipped.
 LIB=$USTACK_PROGS/libustack-sample.so
-vaddr=$(nm "$LIB" | awk '$3 == "ustack_lib_syscall" {print $1}')
-# file offset of that address, through the LOAD segment holding it
-addr=$((16#$vaddr))
-off=
-while read -r typ o v p fsz msz rest; do
-	[ "$typ" = LOAD ] || continue
-	if [ $addr -ge $((v)) ] && [ $addr -lt $((v + msz)) ]; then
-		off=$(printf '0x%x' $((addr - v + o)))
-	fi
-done < <(readelf -lW "$LIB")
+off=$(lib_offset ustack_lib_syscall)
 trace_clear
 if echo "p:ustack_entry $LIB:$off" > $T/uprobe_events; then
 	tw $T/events/uprobes/ustack_entry/enable 1

@@ -61,29 +61,23 @@ tw $T/snapshot 0
 # between the runs CPU 0's buffer is emptied: CPU 1's file entries still
 # name the files, so they are not written again, and every stack is exact.
 file_entries() { grep -c "user_unwind_file: .*/ustack-sample\$" $T/per_cpu/cpu$1/trace; }
+# all_exact PID: "STACKS:WRONG" of PID's getppid events
 all_exact() {
-	local frames syms bad=0 n=0
-	while read -r frames; do
-		n=$((n + 1))
-		syms=$(symbols "$frames")
-		case "$syms" in
-		"$CHAIN"*) ;;
-		*) bad=$((bad + 1)) ;;
-		esac
-	done < <(stitched | awk -F'|' -v p="$1" '$1 == p && index($4, "getppid") { print $5 }')
-	echo "$n:$bad"
+	local n exact none
+
+	read -r n exact none <<< "$(stitched |
+		awk -F'|' -v p="$1" '$1 == p && index($4, "getppid") { print $5 }' | chain_count)"
+	echo "$n:$((n - exact))"
 }
 trace_clear
 tw $T/events/syscalls/sys_enter_getppid/enable 1
 tw $T/options/user_stacktrace_deferred 1
 tw $T/tracing_on 1
-taskset -c 1 "$SAMPLE" 3 > /dev/null &
-pid1=$!
-wait $pid1
+pinned_sample 1 3
+pid1=$pid
 : > $T/per_cpu/cpu0/trace
-taskset -c 1 "$SAMPLE" 3 > /dev/null &
-pid2=$!
-wait $pid2
+pinned_sample 1 3
+pid2=$pid
 tw $T/tracing_on 0
 check "cpu0 emptied: CPU 1 names the sample once ($(file_entries 1))" test "$(file_entries 1)" = 1
 check "cpu0 emptied: the first run's stacks are exact" test "$(all_exact $pid1)" = 3:0
@@ -92,9 +86,8 @@ check "cpu0 emptied: the second run's stacks are exact" test "$(all_exact $pid2)
 # The traced CPU's own buffer emptied: its files are named there again.
 tw $T/tracing_on 1
 : > $T/per_cpu/cpu1/trace
-taskset -c 1 "$SAMPLE" 3 > /dev/null &
-pid3=$!
-wait $pid3
+pinned_sample 1 3
+pid3=$pid
 tw $T/tracing_on 0
 check "cpu1 emptied: the sample is named again on CPU 1 ($(file_entries 1))" test "$(file_entries 1)" = 1
 check "cpu1 emptied: the stacks after it are exact" test "$(all_exact $pid3)" = 3:0

@@ -12,23 +12,6 @@
 
 LIB=$USTACK_PROGS/libustack-sample.so
 
-# file_offset SYMBOL [DELTA]: the file offset of SYMBOL + DELTA in $LIB
-file_offset() {
-	local vaddr addr typ o v p fsz msz rest
-
-	vaddr=$(nm "$LIB" | awk -v s="$1" '$3 == s {print $1}')
-	[ -n "$vaddr" ] || return 1
-	addr=$((16#$vaddr + ${2:-0}))
-	while read -r typ o v p fsz msz rest; do
-		[ "$typ" = LOAD ] || continue
-		if [ $addr -ge $((v)) ] && [ $addr -lt $((v + msz)) ]; then
-			printf '0x%x\n' $((addr - v + o))
-			return 0
-		fi
-	done < <(readelf -lW "$LIB")
-	return 1
-}
-
 # probe_stacks TEXT: the symbolized stacks of the sample's events whose
 # text starts with TEXT, counted, one line per distinct stack
 probe_stacks() {
@@ -44,7 +27,7 @@ second=$(objdump -d --no-show-raw-insn "$LIB" |
 	 awk '/<ustack_lib_syscall>:/ { f = 1; next } f && NF { n++ } f && n == 2 { print; exit }')
 case "$second" in
 *"mov "*"%rsp,%rbp"*)
-	off=$(file_offset ustack_lib_syscall 1)
+	off=$(lib_offset ustack_lib_syscall 1)
 	trace_clear
 	if echo "p:ustack_xol $LIB:$off" > $T/uprobe_events; then
 		tw $T/events/uprobes/ustack_xol/enable 1
@@ -65,7 +48,7 @@ esac
 
 # 2. A uretprobe on ustack_lib_inner: while the sample is in it, its
 # return address (into ustack_lib_enter) is the trampoline.
-off=$(file_offset ustack_lib_inner)
+off=$(lib_offset ustack_lib_inner)
 trace_clear
 if echo "r:ustack_ret $LIB:$off" > $T/uprobe_events; then
 	tw $T/events/uprobes/ustack_ret/enable 1

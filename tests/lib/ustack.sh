@@ -34,6 +34,17 @@ traced_sample() {
 	tw $T/tracing_on 0
 }
 
+# pinned_sample CPU ARGS...: run ustack-sample ARGS on CPU, tracing as it
+# is; its pid is left in $pid.
+pinned_sample() {
+	local cpu=$1
+
+	shift
+	taskset -c "$cpu" "$SAMPLE" "$@" > /dev/null &
+	pid=$!
+	wait $pid
+}
+
 # stitched DIR: the stitched events of instance DIR (see stitch.awk).
 stitched() { awk -f "$STITCH" "${1:-$T}/trace"; }
 
@@ -65,3 +76,40 @@ gated() {
 	GATED_PID=$!
 }
 open_gate() { echo go > /tmp/gate; }
+
+# lib_offset SYMBOL [DELTA]: the file offset of SYMBOL + DELTA in
+# libustack-sample.so, through the LOAD segment that holds it.
+lib_offset() {
+	local lib=$USTACK_PROGS/libustack-sample.so vaddr addr typ o v p fsz msz rest
+
+	vaddr=$(nm "$lib" | awk -v s="$1" '$3 == s {print $1}')
+	[ -n "$vaddr" ] || return 1
+	addr=$((16#$vaddr + ${2:-0}))
+	while read -r typ o v p fsz msz rest; do
+		[ "$typ" = LOAD ] || continue
+		if [ $addr -ge $((v)) ] && [ $addr -lt $((v + msz)) ]; then
+			printf '0x%x\n' $((addr - v + o))
+			return 0
+		fi
+	done < <(readelf -lW "$lib")
+	return 1
+}
+
+# chain_count: read " path+0xoff ..." frames (or LOST, NOCOOKIE), one stack
+# a line, and print "STACKS EXACT NONE": how many, how many are exactly
+# $CHAIN in their first frames, how many have no stack. Each distinct
+# stack is symbolized once.
+chain_count() {
+	local count frames n=0 exact=0 none=0
+
+	while read -r count frames; do
+		n=$((n + count))
+		case "$frames" in
+		LOST|NOCOOKIE) none=$((none + count)); continue ;;
+		esac
+		case "$(symbols "$frames")" in
+		"$CHAIN"*) exact=$((exact + count)) ;;
+		esac
+	done < <(sort | uniq -c)
+	echo "$n $exact $none"
+}
