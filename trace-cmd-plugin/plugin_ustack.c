@@ -589,7 +589,7 @@ UP_EXPORT int TEP_PLUGIN_LOADER(struct tep_handle *tep)
 static void up_print_stats(struct up_plugin *plugin)
 {
 	unsigned long long reopens, dropped;
-	struct ustack_stitch_stats st;
+	struct up_stats st;
 	struct up_ahead *ahead;
 	const char *name;
 	size_t queue;
@@ -601,11 +601,10 @@ static void up_print_stats(struct up_plugin *plugin)
 			continue;
 		up_ahead_stats(ahead, &st, &queue, &reopens, &dropped);
 		fprintf(stderr, "plugin_ustack: %s%s%llu events, %llu with a stack, %llu lost, "
-			"%llu unknown; held at most %zu events (%zu bytes), queued at most %zu; "
+			"%llu unknown; held at most %llu events (%llu bytes), queued at most %zu; "
 			"file opened again %llu times, %llu pages dropped\n",
 			name ? name : "", name ? ": " : "", st.events,
-			st.states[USTACK_STATE_STACK], st.states[USTACK_STATE_LOST],
-			st.states[USTACK_STATE_UNKNOWN], st.peak_held, st.peak_held_bytes, queue,
+			st.stack, st.lost, st.unknown, st.peak_held, st.peak_held_bytes, queue,
 			reopens, dropped);
 	}
 }

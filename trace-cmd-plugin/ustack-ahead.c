@@ -174,7 +174,7 @@ static bool up_same(const struct up_result *res, const struct tep_record *record
  */
 const struct up_result *up_ahead_lookup(struct up_ahead *ahead, const struct tep_record *record)
 {
-	struct ustack_stitch_stats stats;
+	unsigned long long held;
 	struct up_result *res;
 	size_t i;
 
@@ -204,8 +204,8 @@ const struct up_result *up_ahead_lookup(struct up_ahead *ahead, const struct tep
 			return NULL;
 		if (ahead->fed_any && ahead->fed_ts > record->ts) {
 			/* past it: it is ours only if the stitcher still holds it */
-			ustack_stitcher_stats(ahead->st, &stats);
-			if (!stats.held)
+			if (ustack_stitcher_get_stat(ahead->st, USTACK_STAT_HELD, 0, &held) ||
+			    !held)
 				return NULL;
 		}
 		if (up_ahead_feed(ahead))
@@ -281,11 +281,19 @@ struct tracecmd_input *up_ahead_handle(struct up_ahead *ahead)
  * @reopens: how many times the file was opened again
  * @dropped: how many pages of mappings of the file were dropped from memory
  */
-void up_ahead_stats(struct up_ahead *ahead, struct ustack_stitch_stats *stats,
+void up_ahead_stats(struct up_ahead *ahead, struct up_stats *stats,
 		    size_t *peak_queue, unsigned long long *reopens,
 		    unsigned long long *dropped)
 {
-	ustack_stitcher_stats(ahead->st, stats);
+	struct ustack_stitcher *st = ahead->st;
+
+	memset(stats, 0, sizeof(*stats));
+	ustack_stitcher_get_stat(st, USTACK_STAT_EVENTS, 0, &stats->events);
+	ustack_stitcher_get_stat(st, USTACK_STAT_STATE, USTACK_STATE_STACK, &stats->stack);
+	ustack_stitcher_get_stat(st, USTACK_STAT_STATE, USTACK_STATE_LOST, &stats->lost);
+	ustack_stitcher_get_stat(st, USTACK_STAT_STATE, USTACK_STATE_UNKNOWN, &stats->unknown);
+	ustack_stitcher_get_stat(st, USTACK_STAT_PEAK_HELD, 0, &stats->peak_held);
+	ustack_stitcher_get_stat(st, USTACK_STAT_PEAK_HELD_BYTES, 0, &stats->peak_held_bytes);
 	*peak_queue = ahead->peak_queue;
 	up_reader_stats(ahead->rd, reopens, dropped);
 }

@@ -219,7 +219,16 @@ struct tep_handle *up_ahead_tep(struct up_ahead *ahead) __hidden;
 struct tracecmd_input *up_ahead_handle(struct up_ahead *ahead) __hidden;
 const struct up_result *up_ahead_lookup(struct up_ahead *ahead,
 					const struct tep_record *record) __hidden;
-void up_ahead_stats(struct up_ahead *ahead, struct ustack_stitch_stats *stats,
+/* The stitcher's counters the plugin prints */
+struct up_stats {
+	unsigned long long	events;
+	unsigned long long	stack;
+	unsigned long long	lost;
+	unsigned long long	unknown;
+	unsigned long long	peak_held;
+	unsigned long long	peak_held_bytes;
+};
+void up_ahead_stats(struct up_ahead *ahead, struct up_stats *stats,
 		    size_t *peak_queue, unsigned long long *reopens,
 		    unsigned long long *dropped) __hidden;
 

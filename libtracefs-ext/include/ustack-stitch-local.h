@@ -219,6 +219,25 @@ struct ustack_held {
 /* The least data room of a held event (most records are smaller). */
 #define USTACK_HELD_MIN_CAP	128
 
+/*
+ * The counters of a stitcher, read one at a time with
+ * ustack_stitcher_get_stat() (see enum ustack_stat): private, so that they
+ * can grow without changing the ABI.
+ */
+struct ustack_stitch_stats {
+	unsigned long long	events;
+	unsigned long long	states[USTACK_STATE_RAW + 1];
+	unsigned long long	lost[USTACK_LOST_NR];
+	unsigned long long	stacks;
+	unsigned long long	stacks_unmatched;
+	unsigned long long	malformed;
+	size_t			held;
+	size_t			held_bytes;
+	size_t			peak_tasks;
+	size_t			peak_held;
+	size_t			peak_held_bytes;
+};
+
 struct ustack_stitcher {
 	struct ustack_formats		fmt;
 	unsigned int			flags;

@@ -62,6 +62,11 @@ struct ustack_symbolizer;
  *
  * The strings belong to the symbolizer and stay valid until it is freed or
  * its debug directory is changed.
+ *
+ * The caller allocates it, so its layout is frozen for LIBTRACEFS_EXT_1.0:
+ * a field added later comes with a new version of the functions that take it
+ * (ustack_symbolizer_lookup@LIBTRACEFS_EXT_1.1, see the version script), and
+ * a program built against 1.0 keeps the 1.0 layout.
  */
 struct ustack_symbol {
 	const char		*path;
@@ -135,6 +140,13 @@ struct ustack_frame {
 	unsigned long long	offset;
 };
 
+/*
+ * struct ustack_frame, struct ustack_stack and struct ustack_info are only
+ * allocated by the library and handed to the caller as const pointers: fields
+ * may be added at their end in a later version, so a caller must not allocate
+ * one to pass to the library, nor copy one by value.
+ */
+
 /**
  * struct ustack_stack - the user stack of one kernel entry of a task
  * @cookie: the entry's cookie
@@ -188,34 +200,25 @@ struct ustack_info {
 	const struct ustack_stack	*stack;
 };
 
-/**
- * struct ustack_stitch_stats - what a stitcher has seen and holds
- * @events: events handed back (not counting user_unwind_* entries)
- * @states: of those, by enum ustack_state
- * @lost: of the lost ones, by enum ustack_lost
- * @stacks: user_unwind_stack entries read
- * @stacks_unmatched: of those, stacks no event was waiting for
- * @malformed: user_unwind_* entries that could not be read whole
- * @tasks: tasks tracked now
- * @held: events held now (waiting for a stack, or behind one that is)
- * @held_bytes: bytes held now: record copies, and the stitcher's own per event
- * @peak_tasks: the most @tasks there were
- * @peak_held: the most @held there were
- * @peak_held_bytes: the most @held_bytes there were
+/*
+ * What ustack_stitcher_get_stat() reads. The counters are not a struct the
+ * caller allocates: a new state or lost reason, or a new counter, is a new
+ * enum value, and a program built before it keeps working (asked for by a
+ * newer program, an older library says EINVAL).
  */
-struct ustack_stitch_stats {
-	unsigned long long	events;
-	unsigned long long	states[USTACK_STATE_RAW + 1];
-	unsigned long long	lost[USTACK_LOST_NR];
-	unsigned long long	stacks;
-	unsigned long long	stacks_unmatched;
-	unsigned long long	malformed;
-	size_t			tasks;
-	size_t			held;
-	size_t			held_bytes;
-	size_t			peak_tasks;
-	size_t			peak_held;
-	size_t			peak_held_bytes;
+enum ustack_stat {
+	USTACK_STAT_EVENTS,		/* events handed back (not user_unwind_* entries) */
+	USTACK_STAT_STATE,		/* of those, in state @index (enum ustack_state) */
+	USTACK_STAT_LOST,		/* of the lost ones, for reason @index (enum ustack_lost) */
+	USTACK_STAT_STACKS,		/* user_unwind_stack entries read */
+	USTACK_STAT_STACKS_UNMATCHED,	/* of those, stacks no event was waiting for */
+	USTACK_STAT_MALFORMED,		/* user_unwind_* entries that could not be read whole */
+	USTACK_STAT_TASKS,		/* tasks tracked now */
+	USTACK_STAT_HELD,		/* events held now */
+	USTACK_STAT_HELD_BYTES,		/* bytes held now: record copies and the stitcher's own */
+	USTACK_STAT_PEAK_TASKS,		/* the most tasks there were */
+	USTACK_STAT_PEAK_HELD,		/* the most events held there were */
+	USTACK_STAT_PEAK_HELD_BYTES,	/* the most bytes held there were */
 };
 
 /* Flags of ustack_stitcher_alloc() and the drivers */
@@ -245,7 +248,8 @@ int ustack_stitcher_set_limits(struct ustack_stitcher *st, size_t max_tasks, siz
 			       size_t max_held_bytes);
 int ustack_stitcher_add(struct ustack_stitcher *st, struct tep_record *record, int cpu);
 int ustack_stitcher_flush(struct ustack_stitcher *st);
-int ustack_stitcher_stats(struct ustack_stitcher *st, struct ustack_stitch_stats *stats);
+int ustack_stitcher_get_stat(struct ustack_stitcher *st, enum ustack_stat what, unsigned int index,
+			     unsigned long long *value);
 
 /* ustack-stitch-tracefs.c, ustack-stitch-tracecmd.c: whole inputs */
 int ustack_stitch_instance(struct tep_handle *tep, struct tracefs_instance *instance,

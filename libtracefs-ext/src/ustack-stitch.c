@@ -153,20 +153,76 @@ int ustack_stitcher_set_limits(struct ustack_stitcher *st, size_t max_tasks, siz
 }
 
 /**
- * ustack_stitcher_stats - what a stitcher has seen, and holds now
+ * ustack_stitcher_get_stat - read one counter of a stitcher
  * @st: the stitcher
- * @stats: filled in; see struct ustack_stitch_stats
+ * @what: which counter (enum ustack_stat)
+ * @index: for USTACK_STAT_STATE an enum ustack_state, for USTACK_STAT_LOST an
+ *	enum ustack_lost; else 0
+ * @value: the counter's value
  *
- * Return: 0; -1 with errno EINVAL when @st or @stats is NULL.
+ * The counters are read one at a time, not copied into a struct of the
+ * caller's, so that a new state, lost reason or counter changes nothing a
+ * program built before it sees.
+ *
+ * Return: 0; -1 with errno EINVAL when @st or @value is NULL, or @what or
+ * @index is not one this library knows (a newer one's, or out of range).
  */
-int ustack_stitcher_stats(struct ustack_stitcher *st, struct ustack_stitch_stats *stats)
+int ustack_stitcher_get_stat(struct ustack_stitcher *st, enum ustack_stat what, unsigned int index,
+			     unsigned long long *value)
 {
-	if (!st || !stats) {
+	const struct ustack_stitch_stats *s;
+	unsigned int limit = 1;
+
+	if (st && what == USTACK_STAT_STATE)
+		limit = USTACK_STATE_RAW + 1;
+	else if (st && what == USTACK_STAT_LOST)
+		limit = USTACK_LOST_NR;
+	if (!st || !value || index >= limit) {
 		errno = EINVAL;
 		return -1;
 	}
-	*stats = st->stats;
-	stats->tasks = st->tasks.nr;
+	s = &st->stats;
+	switch (what) {
+	case USTACK_STAT_EVENTS:
+		*value = s->events;
+		break;
+	case USTACK_STAT_STATE:
+		*value = s->states[index];
+		break;
+	case USTACK_STAT_LOST:
+		*value = s->lost[index];
+		break;
+	case USTACK_STAT_STACKS:
+		*value = s->stacks;
+		break;
+	case USTACK_STAT_STACKS_UNMATCHED:
+		*value = s->stacks_unmatched;
+		break;
+	case USTACK_STAT_MALFORMED:
+		*value = s->malformed;
+		break;
+	case USTACK_STAT_TASKS:
+		*value = st->tasks.nr;
+		break;
+	case USTACK_STAT_HELD:
+		*value = s->held;
+		break;
+	case USTACK_STAT_HELD_BYTES:
+		*value = s->held_bytes;
+		break;
+	case USTACK_STAT_PEAK_TASKS:
+		*value = s->peak_tasks;
+		break;
+	case USTACK_STAT_PEAK_HELD:
+		*value = s->peak_held;
+		break;
+	case USTACK_STAT_PEAK_HELD_BYTES:
+		*value = s->peak_held_bytes;
+		break;
+	default:
+		errno = EINVAL;
+		return -1;
+	}
 	return 0;
 }
 

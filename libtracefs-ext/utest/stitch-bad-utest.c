@@ -114,7 +114,7 @@ static void test_long_number(void)
 static void test_file_cut_unknown(void)
 {
 	static const struct ut_frame frames[] = { { 1, 0x10 }, { 9, 0x20 } };
-	struct ustack_stitch_stats stats;
+	struct ut_stats stats;
 	struct ut_trace t;
 	size_t size;
 
@@ -129,7 +129,7 @@ static void test_file_cut_unknown(void)
 	ut_stack(&t, 0, P, K1, frames, 2);
 	if (UT_SEEN(&t, 1))
 		UT_CHECK_STR(t.seen[0].text, "  => file#1+0x10\n  => file#9+0x20\n");
-	ustack_stitcher_stats(t.st, &stats);
+	ut_get_stats(t.st, &stats);
 	UT_CHECK(stats.malformed == 1, "malformed %llu", stats.malformed);
 	ut_end(&t);
 }
@@ -137,7 +137,7 @@ static void test_file_cut_unknown(void)
 /* Records too short for their fields; sizes and ids out of range. */
 static void test_short_records(void)
 {
-	struct ustack_stitch_stats stats;
+	struct ut_stats stats;
 	struct ut_trace t;
 
 	if (!ut_start(&t, UT_FORMATS_ALL, 0))
@@ -168,7 +168,7 @@ static void test_short_records(void)
 	if (t.nr_seen == 3)
 		UT_CHECK(t.seen[2].type == -1 && t.seen[2].state == USTACK_STATE_NONE,
 			 "a short record");
-	ustack_stitcher_stats(t.st, &stats);
+	ut_get_stats(t.st, &stats);
 	UT_CHECK(stats.malformed == 7, "malformed %llu, want 7", stats.malformed);
 	ut_end(&t);
 }

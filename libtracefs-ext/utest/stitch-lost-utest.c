@@ -41,7 +41,7 @@ static void test_next_cookie(void)
 
 static void test_end(void)
 {
-	struct ustack_stitch_stats stats;
+	struct ut_stats stats;
 	struct ut_trace t;
 
 	if (!ut_start(&t, UT_FORMATS_ALL, 0))
@@ -53,9 +53,9 @@ static void test_end(void)
 	UT_SEEN(&t, 2);
 	UT_EXPECT(&t, 0, 1, LOST, END);
 	UT_EXPECT(&t, 1, 2, STACK, NONE);
-	ustack_stitcher_stats(t.st, &stats);
+	ut_get_stats(t.st, &stats);
 	UT_CHECK(stats.lost[USTACK_LOST_END] == 1 && stats.tasks == 0 && stats.held == 0,
-		 "lost %llu tasks %zu held %zu", stats.lost[USTACK_LOST_END], stats.tasks,
+		 "lost %llu tasks %llu held %llu", stats.lost[USTACK_LOST_END], stats.tasks,
 		 stats.held);
 	ut_end(&t);
 }
@@ -129,7 +129,7 @@ static void test_start_unknown(void)
  */
 static void test_many_tasks(void)
 {
-	struct ustack_stitch_stats stats;
+	struct ut_stats stats;
 	struct ut_trace t;
 	size_t i, n = 100000;
 	bool order = true;
@@ -140,32 +140,32 @@ static void test_many_tasks(void)
 		ut_cookie(&t, i % UT_CPUS, 1000 + i, 0x100000000ULL + i);
 		ut_event(&t, i % UT_CPUS, 1000 + i, i);
 	}
-	ustack_stitcher_stats(t.st, &stats);
-	UT_CHECK(stats.peak_tasks <= USTACK_STITCH_MAX_TASKS, "peak tasks %zu", stats.peak_tasks);
-	UT_CHECK(stats.peak_held <= USTACK_STITCH_MAX_HELD, "peak held %zu", stats.peak_held);
-	UT_CHECK(stats.peak_held_bytes <= USTACK_STITCH_MAX_HELD_BYTES, "peak bytes %zu",
+	ut_get_stats(t.st, &stats);
+	UT_CHECK(stats.peak_tasks <= USTACK_STITCH_MAX_TASKS, "peak tasks %llu", stats.peak_tasks);
+	UT_CHECK(stats.peak_held <= USTACK_STITCH_MAX_HELD, "peak held %llu", stats.peak_held);
+	UT_CHECK(stats.peak_held_bytes <= USTACK_STITCH_MAX_HELD_BYTES, "peak bytes %llu",
 		 stats.peak_held_bytes);
-	UT_CHECK(stats.tasks == USTACK_STITCH_MAX_TASKS, "tasks %zu", stats.tasks);
-	UT_CHECK(stats.held <= USTACK_STITCH_MAX_TASKS, "held %zu", stats.held);
+	UT_CHECK(stats.tasks == USTACK_STITCH_MAX_TASKS, "tasks %llu", stats.tasks);
+	UT_CHECK(stats.held <= USTACK_STITCH_MAX_TASKS, "held %llu", stats.held);
 	ustack_stitcher_flush(t.st);
 	UT_SEEN(&t, (int)n);
 	for (i = 0; i < t.nr_seen && order; i++)
 		order = t.seen[i].tag == i;
 	UT_CHECK(order, "event %zu out of order", i - 1);
-	ustack_stitcher_stats(t.st, &stats);
+	ut_get_stats(t.st, &stats);
 	UT_CHECK(stats.lost[USTACK_LOST_LIMIT] == n - USTACK_STITCH_MAX_TASKS &&
 		 stats.lost[USTACK_LOST_END] == USTACK_STITCH_MAX_TASKS,
 		 "lost to the limit %llu, to the end %llu", stats.lost[USTACK_LOST_LIMIT],
 		 stats.lost[USTACK_LOST_END]);
 	UT_CHECK(stats.held == 0 && stats.held_bytes == 0 && stats.tasks == 0,
-		 "left: held %zu bytes %zu tasks %zu", stats.held, stats.held_bytes, stats.tasks);
+		 "left: held %llu bytes %llu tasks %llu", stats.held, stats.held_bytes, stats.tasks);
 	ut_end(&t);
 }
 
 /* Events queued behind one that waits long: the oldest go as lost beyond the limit. */
 static void test_held_limit(void)
 {
-	struct ustack_stitch_stats stats;
+	struct ut_stats stats;
 	struct ut_trace t;
 	int i;
 
@@ -189,8 +189,8 @@ static void test_held_limit(void)
 	ut_event(&t, 0, P, 7);
 	ut_stack(&t, 0, P, K1, ut_one, 1);
 	UT_EXPECT(&t, 6, 7, STACK, NONE);
-	ustack_stitcher_stats(t.st, &stats);
-	UT_CHECK(stats.peak_held == 5, "peak held %zu, want 5", stats.peak_held);
+	ut_get_stats(t.st, &stats);
+	UT_CHECK(stats.peak_held == 5, "peak held %llu, want 5", stats.peak_held);
 
 	/* the byte limit: each held event costs its record and more */
 	UT_CHECK(!ustack_stitcher_set_limits(t.st, 0, 0, 1), "set_limits");
@@ -203,7 +203,7 @@ static void test_held_limit(void)
 /* Beyond the limit on tasks, the least recently active one is forgotten. */
 static void test_task_limit(void)
 {
-	struct ustack_stitch_stats stats;
+	struct ut_stats stats;
 	struct ut_trace t;
 
 	if (!ut_start(&t, UT_FORMATS_ALL, 0))
@@ -224,8 +224,8 @@ static void test_task_limit(void)
 	ut_event(&t, 1, Q, 5);
 	ut_stack(&t, 1, Q, K2, ut_one, 1);
 	UT_EXPECT(&t, 4, 5, STACK, NONE);
-	ustack_stitcher_stats(t.st, &stats);
-	UT_CHECK(stats.peak_tasks == 2, "peak tasks %zu", stats.peak_tasks);
+	ut_get_stats(t.st, &stats);
+	UT_CHECK(stats.peak_tasks == 2, "peak tasks %llu", stats.peak_tasks);
 	ut_end(&t);
 }
 

@@ -38,7 +38,8 @@ static int ut_never(struct tep_event *event, struct tep_record *record, int cpu,
 static void test_alloc_args(void)
 {
 	struct tep_handle *tep = utest_tep(UT_FORMATS_ALL), *part;
-	struct ustack_stitch_stats stats;
+	struct ut_stats stats;
+	unsigned long long v;
 	struct ustack_stitcher *st;
 	struct tep_record rec = { 0 };
 
@@ -70,9 +71,22 @@ static void test_alloc_args(void)
 		/* no data at all: an event of no known type */
 		UT_CHECK(ustack_stitcher_add(st, &rec, 3) == 0, "empty record");
 		UT_CHECK(ustack_stitcher_flush(NULL) == -1 && errno == EINVAL, "flush(NULL)");
-		UT_CHECK(ustack_stitcher_stats(st, NULL) == -1 && errno == EINVAL, "stats(NULL)");
+		UT_CHECK(ustack_stitcher_get_stat(st, USTACK_STAT_EVENTS, 0, NULL) == -1 &&
+			 errno == EINVAL, "get_stat(NULL)");
+		errno = 0;
+		UT_CHECK(ustack_stitcher_get_stat(NULL, USTACK_STAT_EVENTS, 0, &v) == -1 &&
+			 errno == EINVAL, "get_stat(NULL stitcher)");
+		errno = 0;
+		UT_CHECK(ustack_stitcher_get_stat(st, USTACK_STAT_LOST, USTACK_LOST_NR, &v) == -1 &&
+			 errno == EINVAL, "a lost reason past the last");
+		errno = 0;
+		UT_CHECK(ustack_stitcher_get_stat(st, USTACK_STAT_EVENTS, 1, &v) == -1 &&
+			 errno == EINVAL, "an index for a plain counter");
+		errno = 0;
+		UT_CHECK(ustack_stitcher_get_stat(st, (enum ustack_stat)999, 0, &v) == -1 &&
+			 errno == EINVAL, "a counter of a newer library");
 		UT_CHECK(ustack_stitcher_set_limits(NULL, 1, 1, 1) == -1, "limits(NULL)");
-		if (UT_CHECK(!ustack_stitcher_stats(st, &stats), "stats"))
+		if (UT_CHECK(!ut_get_stats(st, &stats), "stats"))
 			UT_CHECK(stats.events == 1 && stats.states[USTACK_STATE_NONE] == 1,
 				 "the empty record not handed back as an event without a stack");
 	}
@@ -84,7 +98,7 @@ static void test_alloc_args(void)
 /* A trace of a kernel without the option: every event goes through, as it comes. */
 static void test_pass_through(void)
 {
-	struct ustack_stitch_stats stats;
+	struct ut_stats stats;
 	struct ut_trace t;
 	int i;
 
@@ -101,7 +115,7 @@ static void test_pass_through(void)
 	UT_SEEN(&t, 12);
 	UT_EXPECT(&t, 11, 10, NONE, NONE);
 	UT_CHECK(t.seen[10].type == -1, "a type the tep does not know has an event");
-	ustack_stitcher_stats(t.st, &stats);
+	ut_get_stats(t.st, &stats);
 	UT_CHECK(stats.peak_held == 0 && stats.peak_tasks == 0, "something was held");
 	ut_end(&t);
 }
@@ -109,7 +123,7 @@ static void test_pass_through(void)
 /* The kernel's order: cookie, events, file, stack, all on one CPU. */
 static void test_in_order(void)
 {
-	struct ustack_stitch_stats stats;
+	struct ut_stats stats;
 	struct ut_trace t;
 
 	if (!ut_start(&t, UT_FORMATS_ALL, 0))
@@ -118,8 +132,8 @@ static void test_in_order(void)
 	ut_event(&t, 1, P, 1);
 	ut_event(&t, 1, P, 2);
 	UT_SEEN(&t, 0);
-	ustack_stitcher_stats(t.st, &stats);
-	UT_CHECK(stats.held == 2 && stats.tasks == 1, "held %zu, tasks %zu", stats.held,
+	ut_get_stats(t.st, &stats);
+	UT_CHECK(stats.held == 2 && stats.tasks == 1, "held %llu, tasks %llu", stats.held,
 		 stats.tasks);
 	ut_sample_files(&t, 1);
 	ut_stack(&t, 1, P, K1, ut_sample, 5);
@@ -133,10 +147,10 @@ static void test_in_order(void)
 			 t.seen[0].nr == 5, "cookie %#llx pid %d cpu %d nr %u", t.seen[0].cookie,
 			 t.seen[0].pid, t.seen[0].cpu, t.seen[0].nr);
 	}
-	ustack_stitcher_stats(t.st, &stats);
+	ut_get_stats(t.st, &stats);
 	UT_CHECK(stats.held == 0 && stats.held_bytes == 0 && stats.stacks == 1 &&
 		 stats.stacks_unmatched == 0 && stats.states[USTACK_STATE_STACK] == 2,
-		 "stats: held %zu bytes %zu stacks %llu", stats.held, stats.held_bytes,
+		 "stats: held %llu bytes %llu stacks %llu", stats.held, stats.held_bytes,
 		 stats.stacks);
 	UT_CHECK(!ustack_stitcher_flush(t.st), "flush");
 	UT_SEEN(&t, 2);
@@ -257,12 +271,12 @@ static void test_other_pid_cookie0(void)
 	/* the late stack of Q finds nobody */
 	ut_stack(&t, 1, Q, K2, ut_sample, 2);
 	{
-		struct ustack_stitch_stats stats;
+		struct ut_stats stats;
 
-		ustack_stitcher_stats(t.st, &stats);
+		ut_get_stats(t.st, &stats);
 		UT_CHECK(stats.stacks == 2 && stats.stacks_unmatched == 1, "stacks %llu/%llu",
 			 stats.stacks, stats.stacks_unmatched);
-		UT_CHECK(stats.tasks == 1, "tasks %zu, want 1 (Q forgotten at its cookie 0)",
+		UT_CHECK(stats.tasks == 1, "tasks %llu, want 1 (Q forgotten at its cookie 0)",
 			 stats.tasks);
 	}
 	ut_end(&t);
@@ -304,7 +318,7 @@ static void test_raw(void)
 /* A callback that asks to stop: the rest stays held for the next call. */
 static void test_stop(void)
 {
-	struct ustack_stitch_stats stats;
+	struct ut_stats stats;
 	struct ut_trace t;
 	int i;
 
@@ -326,8 +340,8 @@ static void test_stop(void)
 	for (i = 0; i < 4; i++)
 		UT_EXPECT(&t, i, i + 1, STACK, NONE);
 	UT_EXPECT(&t, 4, 5, NONE, NONE);
-	ustack_stitcher_stats(t.st, &stats);
-	UT_CHECK(stats.held == 0 && stats.events == 5, "held %zu, events %llu", stats.held,
+	ut_get_stats(t.st, &stats);
+	UT_CHECK(stats.held == 0 && stats.events == 5, "held %llu, events %llu", stats.held,
 		 stats.events);
 	ut_end(&t);
 }
@@ -473,7 +487,7 @@ static void test_exports(void)
 		"ustack_deferred_supported", "ustack_deferred_enable", "ustack_deferred_disable",
 		"ustack_deferred_is_enabled", "ustack_stitcher_alloc", "ustack_stitcher_free",
 		"ustack_stitcher_set_limits", "ustack_stitcher_add", "ustack_stitcher_flush",
-		"ustack_stitcher_stats", "ustack_stitch_instance", "ustack_stitch_tracecmd",
+		"ustack_stitcher_get_stat", "ustack_stitch_instance", "ustack_stitch_tracecmd",
 		"ustack_frame_format", "ustack_stack_format", "ustack_stack_get", "ustack_stack_put",
 	};
 	static const char * const hidden[] = {

@@ -397,3 +397,35 @@ int ut_tracefs_mounts(void)
 	fclose(f);
 	return n;
 }
+
+/* Every counter of @st into @s; -1 when any read fails. */
+int ut_get_stats(struct ustack_stitcher *st, struct ut_stats *s)
+{
+	static const struct {
+		enum ustack_stat	what;
+		size_t			off;
+	} one[] = {
+		{ USTACK_STAT_EVENTS, offsetof(struct ut_stats, events) },
+		{ USTACK_STAT_STACKS, offsetof(struct ut_stats, stacks) },
+		{ USTACK_STAT_STACKS_UNMATCHED, offsetof(struct ut_stats, stacks_unmatched) },
+		{ USTACK_STAT_MALFORMED, offsetof(struct ut_stats, malformed) },
+		{ USTACK_STAT_TASKS, offsetof(struct ut_stats, tasks) },
+		{ USTACK_STAT_HELD, offsetof(struct ut_stats, held) },
+		{ USTACK_STAT_HELD_BYTES, offsetof(struct ut_stats, held_bytes) },
+		{ USTACK_STAT_PEAK_TASKS, offsetof(struct ut_stats, peak_tasks) },
+		{ USTACK_STAT_PEAK_HELD, offsetof(struct ut_stats, peak_held) },
+		{ USTACK_STAT_PEAK_HELD_BYTES, offsetof(struct ut_stats, peak_held_bytes) },
+	};
+	unsigned int i;
+	int ret = 0;
+
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < sizeof(one) / sizeof(one[0]); i++)
+		ret |= ustack_stitcher_get_stat(st, one[i].what, 0,
+						(unsigned long long *)((char *)s + one[i].off));
+	for (i = 0; i <= USTACK_STATE_RAW; i++)
+		ret |= ustack_stitcher_get_stat(st, USTACK_STAT_STATE, i, &s->states[i]);
+	for (i = 0; i < USTACK_LOST_NR; i++)
+		ret |= ustack_stitcher_get_stat(st, USTACK_STAT_LOST, i, &s->lost[i]);
+	return ret ? -1 : 0;
+}

@@ -69,6 +69,23 @@ struct ut_frame {
 size_t ut_uleb128(unsigned char *buf, unsigned long long val);
 size_t ut_encode(unsigned char *buf, const struct ut_frame *frames, unsigned int nr);
 
+/* A stitcher's counters, read with ustack_stitcher_get_stat() */
+struct ut_stats {
+	unsigned long long	events;
+	unsigned long long	states[USTACK_STATE_RAW + 1];
+	unsigned long long	lost[USTACK_LOST_NR];
+	unsigned long long	stacks;
+	unsigned long long	stacks_unmatched;
+	unsigned long long	malformed;
+	unsigned long long	tasks;
+	unsigned long long	held;
+	unsigned long long	held_bytes;
+	unsigned long long	peak_tasks;
+	unsigned long long	peak_held;
+	unsigned long long	peak_held_bytes;
+};
+int ut_get_stats(struct ustack_stitcher *st, struct ut_stats *s);
+
 /* What the callback was handed */
 struct ut_seen {
 	int			type;

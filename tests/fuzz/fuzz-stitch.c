@@ -177,7 +177,7 @@ static void fz_records(struct fz_in *in, struct ustack_stitcher *st, bool big_en
 {
 	static const int pids[4] = { 1, 100, 200, 300 };
 	unsigned char buf[FZ_REC_MAX];
-	struct ustack_stitch_stats stats;
+	struct ut_stats stats;
 	unsigned long long ts = 0;
 	struct tep_record rec;
 	const uint8_t *bytes;
@@ -247,7 +247,7 @@ static void fz_records(struct fz_in *in, struct ustack_stitcher *st, bool big_en
 			fz_flush(st);
 			continue;
 		case 7:
-			if (ustack_stitcher_stats(st, &stats))
+			if (ut_get_stats(st, &stats))
 				abort();
 			continue;
 		}
@@ -280,7 +280,7 @@ static void fz_records(struct fz_in *in, struct ustack_stitcher *st, bool big_en
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fz_in in = { data, size, 0 };
-	struct ustack_stitch_stats stats;
+	struct ut_stats stats;
 	struct fz_stitch fz = { 0 };
 	struct ustack_stitcher *st;
 	uint8_t flags, limits;
@@ -306,7 +306,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	fz_records(&in, st, flags & 8);
 	fz_flush(st);
-	if (ustack_stitcher_stats(st, &stats) || stats.held || stats.events != fz.handed)
+	if (ut_get_stats(st, &stats) || stats.held || stats.events != fz.handed)
 		abort();
 	ustack_stitcher_free(st);
 	/* kept stacks outlive their stitcher */
