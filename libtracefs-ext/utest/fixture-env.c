@@ -309,6 +309,11 @@ int utest_fixture_cleanup(void)
  * @n_api: how many
  * @hidden: internal names that must not be
  * @n_hidden: how many
+ *
+ * Every API name is also asked for at its version, LIBTRACEFS_EXT_1.0 (the
+ * version script), and not at another: glibc takes an unversioned symbol for
+ * any version, so only the second check fails for a library linked without
+ * the script.
  */
 void utest_check_exports(const char * const *api, size_t n_api,
 			 const char * const *hidden, size_t n_hidden)
@@ -320,6 +325,10 @@ void utest_check_exports(const char * const *api, size_t n_api,
 		return;
 	for (i = 0; i < n_api; i++)
 		UT_CHECK(dlsym(lib, api[i]), "%s not exported", api[i]);
+	for (i = 0; i < n_api; i++)
+		UT_CHECK(dlvsym(lib, api[i], "LIBTRACEFS_EXT_1.0") &&
+			 !dlvsym(lib, api[i], "LIBTRACEFS_EXT_0.0"), "%s not at LIBTRACEFS_EXT_1.0",
+			 api[i]);
 	for (i = 0; i < n_hidden; i++)
 		UT_CHECK(!dlsym(lib, hidden[i]), "%s exported", hidden[i]);
 	dlclose(lib);
