@@ -69,11 +69,24 @@ first_n() { echo "$2" | tr ' ' '\n' | sed -n "1,${1}p" | tr '\n' ' ' | sed 's/ $
 
 # gated PROG ARGS...: start PROG held at a gate, its pid in GATED_PID.
 # Start it with "open_gate" once tracing is set up for that pid.
+# Returns once the shell waits at the gate: what it does before (dash calls
+# getppid at its start) is not traced.
 gated() {
+	local i nr
+
 	rm -f /tmp/gate
 	mkfifo /tmp/gate
 	sh -c 'read x < /tmp/gate; exec "$@"' sh "$@" > /tmp/gated.out 2>&1 &
 	GATED_PID=$!
+	# opening the FIFO (openat, 257) or reading it (read, 0) blocks there
+	for i in $(seq 1 200); do
+		read -r nr _ < /proc/$GATED_PID/syscall 2>/dev/null
+		case "$nr" in
+		0|257) return 0 ;;
+		esac
+		sleep 0.05
+	done
+	echo "gated: $* did not reach the gate" >&2
 }
 open_gate() { echo go > /tmp/gate; }
 
