@@ -33,7 +33,7 @@
 
 /* A user_unwind_file entry: shared by the file table and the stacks using it. */
 struct ustack_tfile {
-	unsigned int		refs;
+	unsigned int		refs;		/* atomic: stacks of other threads put it */
 	unsigned int		id;
 	size_t			build_id_size;
 	unsigned char		build_id[USTACK_FILE_BUILD_ID_SIZE];
@@ -52,6 +52,7 @@ int ustack_files_set(struct ustack_files *files, unsigned int id, const unsigned
 		     size_t build_id_size, const char *path, size_t len) __hidden;
 void ustack_files_drop(struct ustack_files *files, unsigned int id) __hidden;
 void ustack_files_clear(struct ustack_files *files) __hidden;
+unsigned int ustack_stack_refs(const struct ustack_stack *stack) __hidden;
 struct ustack_stack *ustack_stack_decode(struct ustack_files *files, unsigned long long cookie,
 					 int pid, unsigned int nr, unsigned int flags,
 					 const unsigned char *data, size_t size) __hidden;

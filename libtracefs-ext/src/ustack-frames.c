@@ -65,9 +65,21 @@ int ustack_uleb128(const unsigned char *data, size_t size, size_t *pos, unsigned
 	return 0;
 }
 
+/*
+ * The counts of stacks and of the files they hold are atomic: a caller may
+ * hand kept stacks to other threads, which put them while the stitcher's
+ * thread decodes new stacks of the same files. Nothing else of a stack
+ * changes after decoding, so the last put needs no more than acquire-release
+ * ordering to free it.
+ */
+static void ustack_tfile_get(struct ustack_tfile *f)
+{
+	__atomic_add_fetch(&f->refs, 1, __ATOMIC_RELAXED);
+}
+
 static void ustack_tfile_put(struct ustack_tfile *f)
 {
-	if (f && !--f->refs)
+	if (f && !__atomic_sub_fetch(&f->refs, 1, __ATOMIC_ACQ_REL))
 		free(f);
 }
 
@@ -236,7 +248,7 @@ struct ustack_stack *ustack_stack_decode(struct ustack_files *files, unsigned lo
 		ref->files[i] = NULL;
 		f = ustack_files_lookup(files, id);
 		if (f) {
-			f->refs++;
+			ustack_tfile_get(f);
 			ref->files[i] = f;
 			ref->frames[i].path = f->path;
 			if (f->build_id_size) {
@@ -258,12 +270,29 @@ struct ustack_stack *ustack_stack_decode(struct ustack_files *files, unsigned lo
  * ustack_stitcher_free()): a caller can tell two kept stacks' files apart by
  * their path pointers.
  *
+ * The reference count is atomic: a kept stack may be got and put from any
+ * thread, also while the stitcher goes on in its own (the stack itself is
+ * never changed after it was handed back).
+ *
  * Return: @stack, with one more reference.
  */
 const struct ustack_stack *ustack_stack_get(const struct ustack_stack *stack)
 {
-	container_of(stack, struct ustack_stack_ref, stack)->refs++;
+	__atomic_add_fetch(&container_of(stack, struct ustack_stack_ref, stack)->refs, 1,
+			   __ATOMIC_RELAXED);
 	return stack;
+}
+
+/**
+ * ustack_stack_refs - the references a stack has now (for the tests)
+ * @stack: a decoded stack
+ *
+ * Return: the count.
+ */
+unsigned int ustack_stack_refs(const struct ustack_stack *stack)
+{
+	return __atomic_load_n(&container_of(stack, struct ustack_stack_ref, stack)->refs,
+			       __ATOMIC_RELAXED);
 }
 
 /**
@@ -278,7 +307,7 @@ void ustack_stack_put(const struct ustack_stack *stack)
 	if (!stack)
 		return;
 	ref = container_of(stack, struct ustack_stack_ref, stack);
-	if (--ref->refs)
+	if (__atomic_sub_fetch(&ref->refs, 1, __ATOMIC_ACQ_REL))
 		return;
 	for (i = 0; i < stack->nr; i++)
 		ustack_tfile_put(ref->files[i]);

@@ -5,6 +5,7 @@
  * fixtures of the symbolizer tests (fixture-env.h).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -302,6 +303,102 @@ static void test_stack_format_no_frames(void)
 		 "frames NULL: errno %d", errno);
 }
 
+/* Threads that get and put a shared stack, and put stacks of their own. */
+#define UT_REF_THREADS	4
+#define UT_REF_STACKS	10000	/* per thread */
+#define UT_REF_LATE	10000	/* decoded meanwhile by the main thread */
+
+struct ut_ref_arg {
+	const struct ustack_stack	*shared;
+	struct ustack_stack		**mine;
+};
+
+static void *ut_ref_worker(void *data)
+{
+	struct ut_ref_arg *arg = data;
+	unsigned int i, j;
+
+	for (i = 0; i < UT_REF_STACKS; i++) {
+		for (j = 0; j < 16; j++)
+			ustack_stack_get(arg->shared);
+		for (j = 0; j < 16; j++)
+			ustack_stack_put(arg->shared);
+		ustack_stack_put(arg->mine[i]);
+	}
+	return NULL;
+}
+
+/*
+ * Kept stacks handed to worker threads: the counts of the stack and of the
+ * file its frames are in end right while the main thread decodes more
+ * stacks of that file (plain counts lose updates here).
+ */
+static void test_refs_threads(void)
+{
+	static const struct ut_frame frames[] = { { 1, 0x20 }, { 1, 0x10 } };
+	static struct ustack_stack *mine[UT_REF_THREADS][UT_REF_STACKS], *late[UT_REF_LATE];
+	struct ut_ref_arg args[UT_REF_THREADS];
+	pthread_t threads[UT_REF_THREADS];
+	struct ustack_files files = { 0 };
+	struct ustack_stack *shared;
+	unsigned int i, j, started = 0;
+	unsigned char enc[32];
+	bool ok = true;
+	size_t len;
+
+	if (!UT_CHECK(!ustack_files_set(&files, 1, NULL, 0, "/a.so", 5), "files_set"))
+		return;
+	len = ut_encode(enc, frames, UT_ARRAY_SIZE(frames));
+	shared = ustack_stack_decode(&files, 1, 42, 2, 0, enc, len);
+	ok = shared;
+	for (i = 0; i < UT_REF_THREADS; i++) {
+		for (j = 0; j < UT_REF_STACKS; j++) {
+			mine[i][j] = ustack_stack_decode(&files, 2, 42, 2, 0, enc, len);
+			ok = ok && mine[i][j];
+		}
+	}
+	if (!UT_CHECK(ok, "decode: %s", strerror(errno)))
+		goto out;
+	for (i = 0; i < UT_REF_THREADS; i++) {
+		args[i].shared = shared;
+		args[i].mine = mine[i];
+		if (pthread_create(&threads[i], NULL, ut_ref_worker, &args[i]))
+			break;
+		started++;
+	}
+	for (i = 0; i < UT_REF_LATE; i++)
+		late[i] = ustack_stack_decode(&files, 3, 42, 2, 0, enc, len);
+	for (i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+	if (UT_CHECK(started == UT_REF_THREADS, "%u threads started", started)) {
+		UT_CHECK(ustack_stack_refs(shared) == 1, "shared stack: %u references, want 1",
+			 ustack_stack_refs(shared));
+		for (i = 0; i < UT_REF_LATE; i++)
+			ok = ok && late[i];
+		/* the table's reference, and one per frame of the stacks still there */
+		if (UT_CHECK(ok, "decode"))
+			UT_CHECK(files.by_id[0]->refs == 1 + 2 * (1 + UT_REF_LATE),
+				 "file: %u references, want %u", files.by_id[0]->refs,
+				 1 + 2 * (1 + UT_REF_LATE));
+	} else {
+		/* not started: put their stacks here */
+		for (i = started; i < UT_REF_THREADS; i++)
+			for (j = 0; j < UT_REF_STACKS; j++)
+				ustack_stack_put(mine[i][j]);
+	}
+	for (i = 0; i < UT_REF_LATE; i++)
+		ustack_stack_put(late[i]);
+	ustack_stack_put(shared);
+	ustack_files_clear(&files);
+	return;
+out:
+	ustack_stack_put(shared);
+	for (i = 0; i < UT_REF_THREADS; i++)
+		for (j = 0; j < UT_REF_STACKS; j++)
+			ustack_stack_put(mine[i][j]);
+	ustack_files_clear(&files);
+}
+
 void utest_frames_register(void)
 {
 	CU_pSuite suite = CU_add_suite("frames", NULL, NULL);
@@ -310,6 +407,7 @@ void utest_frames_register(void)
 		CU_add_test(suite, "uleb128", test_uleb128);
 		CU_add_test(suite, "decode", test_decode);
 		CU_add_test(suite, "decode_damage", test_decode_damage);
+		CU_add_test(suite, "refs_threads", test_refs_threads);
 		CU_add_test(suite, "stack_format_no_frames", test_stack_format_no_frames);
 	}
 	suite = CU_add_suite("stack-format", utest_fixture_setup, utest_fixture_cleanup);
