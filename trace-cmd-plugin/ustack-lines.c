@@ -64,7 +64,7 @@ static struct up_line *up_line_make(struct up_lines *lines, const struct ustack_
 	char buf[512];
 	int len;
 
-	len = ustack_frame_format(lines->sym, frame, buf, sizeof(buf));
+	len = ustack_frame_format(frame, lines->sym, buf, sizeof(buf));
 	if (len < 0)
 		return NULL;
 	if ((size_t)len >= sizeof(buf))

@@ -51,18 +51,18 @@ int main(int argc, char **argv)
 	}
 
 	if (optind == argc) {
-		ret = ustack_deferred_supported(instance);
+		ret = ustack_option_is_supported(instance);
 		if (ret == 0) {
 			printf("user_stacktrace_deferred: not supported\n");
 		} else if (ret == 1) {
-			ret = ustack_deferred_is_enabled(instance);
+			ret = ustack_option_is_enabled(instance);
 			if (ret >= 0)
 				printf("user_stacktrace_deferred: %s\n", ret ? "on" : "off");
 		}
 	} else if (!strcmp(argv[optind], "on")) {
-		ret = ustack_deferred_enable(instance);
+		ret = ustack_option_enable(instance);
 	} else if (!strcmp(argv[optind], "off")) {
-		ret = ustack_deferred_disable(instance);
+		ret = ustack_option_disable(instance);
 	} else {
 		tracefs_instance_free(instance);
 		goto usage;

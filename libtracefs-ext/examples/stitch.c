@@ -36,7 +36,7 @@ struct print_ctx {
 /* The stack as text, a line per frame; the buffer grows to fit. */
 static const char *stack_text(struct print_ctx *ctx, const struct ustack_stack *stack)
 {
-	int len = ustack_stack_format(ctx->sym, stack, ctx->text, ctx->size);
+	int len = ustack_stack_format(stack, ctx->sym, ctx->text, ctx->size);
 	char *text;
 
 	if (len >= 0 && (size_t)len >= ctx->size) {
@@ -45,7 +45,7 @@ static const char *stack_text(struct print_ctx *ctx, const struct ustack_stack *
 			return "  => [out of memory]\n";
 		ctx->text = text;
 		ctx->size = len + 1;
-		len = ustack_stack_format(ctx->sym, stack, ctx->text, ctx->size);
+		len = ustack_stack_format(stack, ctx->sym, ctx->text, ctx->size);
 	}
 	return len < 0 ? "  => [no text]\n" : ctx->text;
 }

@@ -90,10 +90,10 @@ int ustack_symbolizer_lookup(struct ustack_symbolizer *sym, const char *path,
 int ustack_symbol_format(const struct ustack_symbol *symbol, char *buf, size_t size);
 
 /* ustack-control.c: the option user_stacktrace_deferred of an instance */
-int ustack_deferred_supported(struct tracefs_instance *instance);
-int ustack_deferred_enable(struct tracefs_instance *instance);
-int ustack_deferred_disable(struct tracefs_instance *instance);
-int ustack_deferred_is_enabled(struct tracefs_instance *instance);
+int ustack_option_is_supported(struct tracefs_instance *instance);
+int ustack_option_enable(struct tracefs_instance *instance);
+int ustack_option_disable(struct tracefs_instance *instance);
+int ustack_option_is_enabled(struct tracefs_instance *instance);
 
 /*
  * struct ustack_stack flags: the kernel's (user_unwind_stack.flags), and one
@@ -262,9 +262,9 @@ const struct ustack_stack *ustack_stack_get(const struct ustack_stack *stack);
 void ustack_stack_put(const struct ustack_stack *stack);
 
 /* ustack-stitch-format.c: frames and stacks as text */
-int ustack_frame_format(struct ustack_symbolizer *sym, const struct ustack_frame *frame,
+int ustack_frame_format(const struct ustack_frame *frame, struct ustack_symbolizer *sym,
 			char *buf, size_t size);
-int ustack_stack_format(struct ustack_symbolizer *sym, const struct ustack_stack *stack,
+int ustack_stack_format(const struct ustack_stack *stack, struct ustack_symbolizer *sym,
 			char *buf, size_t size);
 
 #ifdef __cplusplus

@@ -43,7 +43,7 @@ static int ustack_instance_stat(struct tracefs_instance *instance, const char *n
 }
 
 /**
- * ustack_deferred_supported - does the kernel have user_stacktrace_deferred
+ * ustack_option_is_supported - does the kernel have user_stacktrace_deferred
  * @instance: the instance; NULL for the top level
  *
  * The option is there when the file options/user_stacktrace_deferred of the
@@ -54,7 +54,7 @@ static int ustack_instance_stat(struct tracefs_instance *instance, const char *n
  * tracefs found), ENOENT (the instance, or its tracing directory, is
  * gone), EACCES (tracefs is not readable, usually for want of root), ...
  */
-int ustack_deferred_supported(struct tracefs_instance *instance)
+int ustack_option_is_supported(struct tracefs_instance *instance)
 {
 	struct stat st;
 
@@ -81,13 +81,13 @@ static int ustack_option_open(struct tracefs_instance *instance, int flags)
 	if (fd >= 0)
 		return fd;
 	err = errno ? errno : ENODEV;
-	if (err == ENOENT && ustack_deferred_supported(instance) == 0)
+	if (err == ENOENT && ustack_option_is_supported(instance) == 0)
 		err = ENOTSUP;
 	errno = err;
 	return -1;
 }
 
-static int ustack_deferred_write(struct tracefs_instance *instance, const char *val)
+static int ustack_option_write(struct tracefs_instance *instance, const char *val)
 {
 	ssize_t n;
 	int fd, err;
@@ -110,7 +110,7 @@ static int ustack_deferred_write(struct tracefs_instance *instance, const char *
 }
 
 /**
- * ustack_deferred_enable - set user_stacktrace_deferred in an instance
+ * ustack_option_enable - set user_stacktrace_deferred in an instance
  * @instance: the instance; NULL for the top level
  *
  * From then on, every event recorded in the instance while a user task is in
@@ -120,35 +120,35 @@ static int ustack_deferred_write(struct tracefs_instance *instance, const char *
  *
  * Return: 0; -1 with errno ENOTSUP (the kernel has no such option), EBUSY
  * (the kernel's: too many instances have it set already), EACCES, ENOENT,
- * ENODEV (see ustack_deferred_supported()) or another error of the write.
+ * ENODEV (see ustack_option_is_supported()) or another error of the write.
  */
-int ustack_deferred_enable(struct tracefs_instance *instance)
+int ustack_option_enable(struct tracefs_instance *instance)
 {
-	return ustack_deferred_write(instance, "1");
+	return ustack_option_write(instance, "1");
 }
 
 /**
- * ustack_deferred_disable - clear user_stacktrace_deferred in an instance
+ * ustack_option_disable - clear user_stacktrace_deferred in an instance
  * @instance: the instance; NULL for the top level
  *
  * Clearing it when it is not set is not an error.
  *
- * Return: 0; -1 with errno as for ustack_deferred_enable().
+ * Return: 0; -1 with errno as for ustack_option_enable().
  */
-int ustack_deferred_disable(struct tracefs_instance *instance)
+int ustack_option_disable(struct tracefs_instance *instance)
 {
-	return ustack_deferred_write(instance, "0");
+	return ustack_option_write(instance, "0");
 }
 
 /**
- * ustack_deferred_is_enabled - is user_stacktrace_deferred set in an instance
+ * ustack_option_is_enabled - is user_stacktrace_deferred set in an instance
  * @instance: the instance; NULL for the top level
  *
  * Return: 1 when set, 0 when not; -1 with errno ENOTSUP (the kernel has no
  * such option), EIO (the file says neither "0" nor "1"), or as for
- * ustack_deferred_supported().
+ * ustack_option_is_supported().
  */
-int ustack_deferred_is_enabled(struct tracefs_instance *instance)
+int ustack_option_is_enabled(struct tracefs_instance *instance)
 {
 	char buf[16];
 	ssize_t n;

@@ -11,9 +11,9 @@
 
 /**
  * ustack_frame_format - print a frame as text
+ * @frame: the frame
  * @sym: the symbolizer to look the frame up with; NULL to print it as the
  *	kernel's trace file does
- * @frame: the frame
  * @buf: where to print; may be NULL when @size is 0
  * @size: the size of @buf
  *
@@ -29,7 +29,7 @@
  * Return: the length of the whole text, without the NUL; -1 with errno
  * EINVAL (@frame NULL, @buf NULL with a @size) or ENOMEM.
  */
-int ustack_frame_format(struct ustack_symbolizer *sym, const struct ustack_frame *frame,
+int ustack_frame_format(const struct ustack_frame *frame, struct ustack_symbolizer *sym,
 			char *buf, size_t size)
 {
 	struct ustack_symbol symbol;
@@ -64,7 +64,7 @@ static int ustack_append_frame(struct ustack_symbolizer *sym, const struct ustac
 	int len;
 
 	ustack_append(buf, size, pos, "  => ");
-	len = ustack_frame_format(sym, frame, *pos < size ? buf + *pos : NULL,
+	len = ustack_frame_format(frame, sym, *pos < size ? buf + *pos : NULL,
 				  *pos < size ? size - *pos : 0);
 	if (len < 0)
 		return -1;
@@ -75,8 +75,8 @@ static int ustack_append_frame(struct ustack_symbolizer *sym, const struct ustac
 
 /**
  * ustack_stack_format - print a stack as text, a line per frame
- * @sym: the symbolizer to look the frames up with; NULL for none
  * @stack: the stack, from struct ustack_info
+ * @sym: the symbolizer to look the frames up with; NULL for none
  * @buf: where to print; may be NULL when @size is 0
  * @size: the size of @buf
  *
@@ -94,7 +94,7 @@ static int ustack_append_frame(struct ustack_symbolizer *sym, const struct ustac
  * EINVAL (@stack NULL, or its frames NULL with a number of them; @buf NULL
  * with a @size), ERANGE (the text is longer than an int) or ENOMEM.
  */
-int ustack_stack_format(struct ustack_symbolizer *sym, const struct ustack_stack *stack,
+int ustack_stack_format(const struct ustack_stack *stack, struct ustack_symbolizer *sym,
 			char *buf, size_t size)
 {
 	size_t pos = 0;

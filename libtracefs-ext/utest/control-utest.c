@@ -69,15 +69,15 @@ static bool ut_file_is(const char *dir, const char *sub, const char *want)
 /* Set, read, clear: the whole cycle, on the top level of a fake directory. */
 static void ut_cycle(struct tracefs_instance *inst, const char *dir, const char *sub)
 {
-	CHECK_RET(ustack_deferred_supported(inst), 1);
-	CHECK_RET(ustack_deferred_is_enabled(inst), 0);
-	CHECK_RET(ustack_deferred_enable(inst), 0);
+	CHECK_RET(ustack_option_is_supported(inst), 1);
+	CHECK_RET(ustack_option_is_enabled(inst), 0);
+	CHECK_RET(ustack_option_enable(inst), 0);
 	UT_CHECK(ut_file_is(dir, sub, "1"), "the option file does not say 1");
-	CHECK_RET(ustack_deferred_is_enabled(inst), 1);
-	CHECK_RET(ustack_deferred_enable(inst), 0);
-	CHECK_RET(ustack_deferred_disable(inst), 0);
+	CHECK_RET(ustack_option_is_enabled(inst), 1);
+	CHECK_RET(ustack_option_enable(inst), 0);
+	CHECK_RET(ustack_option_disable(inst), 0);
 	UT_CHECK(ut_file_is(dir, sub, "0"), "the option file does not say 0");
-	CHECK_RET(ustack_deferred_is_enabled(inst), 0);
+	CHECK_RET(ustack_option_is_enabled(inst), 0);
 }
 
 static void test_supported(void)
@@ -100,7 +100,7 @@ static void test_supported(void)
 	if (!UT_CHECK(inst, "tracefs_instance_alloc(%s, foo)", dir))
 		return;
 	ut_cycle(inst, dir, "/instances/foo");
-	CHECK_RET(ustack_deferred_enable(inst), 0);
+	CHECK_RET(ustack_option_enable(inst), 0);
 	UT_CHECK(ut_file_is(dir, "", "0"), "the top level was changed");
 	tracefs_instance_free(inst);
 
@@ -115,11 +115,11 @@ static void test_supported(void)
 	utest_write_file(path, "1\n", 2);
 	inst = tracefs_instance_alloc(dir, NULL);
 	if (UT_CHECK(inst, "alloc"))
-		CHECK_RET(ustack_deferred_is_enabled(inst), 1);
+		CHECK_RET(ustack_option_is_enabled(inst), 1);
 	/* neither 0 nor 1 */
 	utest_write_file(path, "on\n", 3);
 	if (inst)
-		CHECK_ERR(ustack_deferred_is_enabled(inst), EIO);
+		CHECK_ERR(ustack_option_is_enabled(inst), EIO);
 	tracefs_instance_free(inst);
 }
 
@@ -134,15 +134,15 @@ static void test_not_supported(void)
 	inst = tracefs_instance_alloc(dir, NULL);
 	if (!UT_CHECK(inst, "tracefs_instance_alloc(%s)", dir))
 		return;
-	CHECK_RET(ustack_deferred_supported(inst), 0);
-	CHECK_ERR(ustack_deferred_enable(inst), ENOTSUP);
-	CHECK_ERR(ustack_deferred_disable(inst), ENOTSUP);
-	CHECK_ERR(ustack_deferred_is_enabled(inst), ENOTSUP);
+	CHECK_RET(ustack_option_is_supported(inst), 0);
+	CHECK_ERR(ustack_option_enable(inst), ENOTSUP);
+	CHECK_ERR(ustack_option_disable(inst), ENOTSUP);
+	CHECK_ERR(ustack_option_is_enabled(inst), ENOTSUP);
 	tracefs_instance_free(inst);
 
 	if (UT_CHECK(!tracefs_set_tracing_dir(dir), "tracefs_set_tracing_dir")) {
-		CHECK_RET(ustack_deferred_supported(NULL), 0);
-		CHECK_ERR(ustack_deferred_enable(NULL), ENOTSUP);
+		CHECK_RET(ustack_option_is_supported(NULL), 0);
+		CHECK_ERR(ustack_option_enable(NULL), ENOTSUP);
 		tracefs_set_tracing_dir(NULL);
 	}
 }
@@ -159,7 +159,7 @@ static void test_no_tracefs(void)
 	inst = tracefs_instance_alloc(dir, "bar");
 	if (!UT_CHECK(inst, "tracefs_instance_alloc"))
 		return;
-	CHECK_RET(ustack_deferred_supported(inst), 1);
+	CHECK_RET(ustack_option_is_supported(inst), 1);
 	/* the instance is removed behind our back */
 	utest_pathf(opts, sizeof(opts), "%s/instances/bar/%s", dir, OPTION);
 	unlink(opts);
@@ -169,9 +169,9 @@ static void test_no_tracefs(void)
 	rmdir(opts);
 	utest_pathf(opts, sizeof(opts), "%s/instances/bar", dir);
 	rmdir(opts);
-	CHECK_ERR(ustack_deferred_supported(inst), ENOENT);
-	CHECK_ERR(ustack_deferred_enable(inst), ENOENT);
-	CHECK_ERR(ustack_deferred_is_enabled(inst), ENOENT);
+	CHECK_ERR(ustack_option_is_supported(inst), ENOENT);
+	CHECK_ERR(ustack_option_enable(inst), ENOENT);
+	CHECK_ERR(ustack_option_is_enabled(inst), ENOENT);
 	tracefs_instance_free(inst);
 }
 
@@ -191,9 +191,9 @@ static void test_write_error(void)
 	inst = tracefs_instance_alloc(dir, NULL);
 	if (!UT_CHECK(inst, "tracefs_instance_alloc"))
 		return;
-	CHECK_RET(ustack_deferred_supported(inst), 1);
-	CHECK_ERR(ustack_deferred_enable(inst), ENOSPC);
-	CHECK_ERR(ustack_deferred_disable(inst), ENOSPC);
+	CHECK_RET(ustack_option_is_supported(inst), 1);
+	CHECK_ERR(ustack_option_enable(inst), ENOSPC);
+	CHECK_ERR(ustack_option_disable(inst), ENOSPC);
 	tracefs_instance_free(inst);
 }
 
@@ -260,7 +260,7 @@ static void test_host(void)
 	if (!UT_CHECK(inst, "tracefs_instance_alloc(%s)", dir))
 		return;
 	errno = 0;
-	ret = ustack_deferred_supported(inst);
+	ret = ustack_option_is_supported(inst);
 	UT_CHECK(ret == 0 || ret == 1 || errno == EACCES, "supported: %d (%s)", ret,
 		 strerror(errno));
 	tracefs_instance_free(inst);

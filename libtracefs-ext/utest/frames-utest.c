@@ -170,33 +170,33 @@ static void test_frame_format(void)
 	if (!sym)
 		return;
 	errno = 0;
-	UT_CHECK(ustack_frame_format(sym, NULL, buf, 8) == -1 && errno == EINVAL, "NULL frame");
-	UT_CHECK(ustack_frame_format(sym, &f, NULL, 8) == -1 && errno == EINVAL, "NULL buf");
+	UT_CHECK(ustack_frame_format(NULL, sym, buf, 8) == -1 && errno == EINVAL, "NULL frame");
+	UT_CHECK(ustack_frame_format(&f, sym, NULL, 8) == -1 && errno == EINVAL, "NULL buf");
 
 	f.offset = 0x7ffd1234;
-	ustack_frame_format(sym, &f, buf, sizeof(buf));
+	ustack_frame_format(&f, sym, buf, sizeof(buf));
 	UT_CHECK_STR(buf, "0x7ffd1234");
 	f.file_id = 7;
-	ustack_frame_format(sym, &f, buf, sizeof(buf));
+	ustack_frame_format(&f, sym, buf, sizeof(buf));
 	UT_CHECK_STR(buf, "file#7+0x7ffd1234");
 
 	f.path = fx.so;
 	f.build_id = fx.build_id;
 	f.build_id_size = fx.build_id_size;
 	f.offset = fx.funcs[F_ALPHA].offset + 2;
-	len = ustack_frame_format(sym, &f, buf, sizeof(buf));
+	len = ustack_frame_format(&f, sym, buf, sizeof(buf));
 	utest_pathf(want, sizeof(want), "utest_alpha+0x2 (%s)", fx.so);
 	UT_CHECK_STR(buf, want);
 	UT_CHECK(len == (int)strlen(want), "length %d", len);
-	UT_CHECK(ustack_frame_format(sym, &f, NULL, 0) == len, "length without a buffer");
-	ustack_frame_format(sym, &f, buf, 6);
+	UT_CHECK(ustack_frame_format(&f, sym, NULL, 0) == len, "length without a buffer");
+	ustack_frame_format(&f, sym, buf, 6);
 	UT_CHECK_STR(buf, "utest");
 
-	ustack_frame_format(NULL, &f, buf, sizeof(buf));
+	ustack_frame_format(&f, NULL, buf, sizeof(buf));
 	utest_pathf(want, sizeof(want), "%s+0x%llx", fx.so, f.offset);
 	UT_CHECK_STR(buf, want);
 	f.offset = 0x7fffff;
-	ustack_frame_format(sym, &f, buf, sizeof(buf));
+	ustack_frame_format(&f, sym, buf, sizeof(buf));
 	utest_pathf(want, sizeof(want), "[unknown] (%s+0x7fffff)", fx.so);
 	UT_CHECK_STR(buf, want);
 	ustack_symbolizer_free(sym);
@@ -216,30 +216,30 @@ static void test_stack_format(void)
 	if (!sym)
 		return;
 	utest_pathf(want, sizeof(want), "  => utest_gamma+0x1 (%s)\n  => 0x1000\n", fx.so);
-	len = ustack_stack_format(sym, &s, buf, sizeof(buf));
+	len = ustack_stack_format(&s, sym, buf, sizeof(buf));
 	UT_CHECK_STR(buf, want);
 	UT_CHECK(len == (int)strlen(want), "length %d, want %zu", len, strlen(want));
 	/* cut anywhere, like snprintf */
-	UT_CHECK(ustack_stack_format(sym, &s, NULL, 0) == len, "length without a buffer");
-	UT_CHECK(ustack_stack_format(sym, &s, buf, 10) == len, "length when cut");
+	UT_CHECK(ustack_stack_format(&s, sym, NULL, 0) == len, "length without a buffer");
+	UT_CHECK(ustack_stack_format(&s, sym, buf, 10) == len, "length when cut");
 	UT_CHECK_STR(buf, "  => utes");
-	UT_CHECK(ustack_stack_format(sym, &s, buf, len) == len, "length when cut by one");
+	UT_CHECK(ustack_stack_format(&s, sym, buf, len) == len, "length when cut by one");
 	UT_CHECK(strlen(buf) == (size_t)len - 1 && !strncmp(buf, want, len - 1), "cut by one");
 
 	s.flags = USTACK_STACK_TRUNCATED | USTACK_STACK_MALFORMED;
 	s.nr = 1;
 	frames[0].path = NULL;
-	ustack_stack_format(NULL, &s, buf, sizeof(buf));
+	ustack_stack_format(&s, NULL, buf, sizeof(buf));
 	utest_pathf(want, sizeof(want), "  => file#1+0x%llx\n  => [more frames not recorded]\n"
 		    "  => [malformed frame data]\n", frames[0].offset);
 	UT_CHECK_STR(buf, want);
 	s.flags = USTACK_STACK_NO_STACK;
 	s.nr = 0;
-	ustack_stack_format(NULL, &s, buf, sizeof(buf));
+	ustack_stack_format(&s, NULL, buf, sizeof(buf));
 	UT_CHECK_STR(buf, "  => [no user stack]\n");
 	errno = 0;
 	UT_CHECK(ustack_stack_format(NULL, NULL, buf, 4) == -1 && errno == EINVAL, "NULL stack");
-	UT_CHECK(ustack_stack_format(NULL, &s, NULL, 4) == -1 && errno == EINVAL, "NULL buf");
+	UT_CHECK(ustack_stack_format(&s, NULL, NULL, 4) == -1 && errno == EINVAL, "NULL buf");
 	ustack_symbolizer_free(sym);
 }
 
@@ -279,12 +279,12 @@ static void test_stack_return_address(void)
 		 s->frames[1].flags);
 	utest_pathf(want, sizeof(want), "  => utest_after_noreturn+0x0 (%s)\n"
 		    "  => utest_noreturn+0x6 (%s)\n", fx.so, fx.so);
-	ustack_stack_format(sym, s, buf, sizeof(buf));
+	ustack_stack_format(s, sym, buf, sizeof(buf));
 	UT_CHECK_STR(buf, want);
 	/* without a symbolizer, the offsets as recorded */
 	utest_pathf(want, sizeof(want), "  => %s+0x%llx\n  => %s+0x%llx\n", fx.so, after->offset,
 		    fx.so, after->offset);
-	ustack_stack_format(NULL, s, buf, sizeof(buf));
+	ustack_stack_format(s, NULL, buf, sizeof(buf));
 	UT_CHECK_STR(buf, want);
 	ustack_stack_put(s);
 out:
@@ -299,7 +299,7 @@ static void test_stack_format_no_frames(void)
 	char buf[64];
 
 	errno = 0;
-	UT_CHECK(ustack_stack_format(NULL, &s, buf, sizeof(buf)) == -1 && errno == EINVAL,
+	UT_CHECK(ustack_stack_format(&s, NULL, buf, sizeof(buf)) == -1 && errno == EINVAL,
 		 "frames NULL: errno %d", errno);
 }
 

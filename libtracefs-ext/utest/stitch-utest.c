@@ -471,7 +471,7 @@ static void test_stack_kept(void)
 		return;
 	UT_CHECK(kept->nr == 5 && kept->cookie == K1, "nr %u cookie %llx", kept->nr,
 		 kept->cookie);
-	len = ustack_stack_format(NULL, kept, text, sizeof(text));
+	len = ustack_stack_format(kept, NULL, text, sizeof(text));
 	if (UT_CHECK(len > 0, "ustack_stack_format: %d", len))
 		UT_CHECK_STR(text, ut_sample_text);
 	UT_CHECK(ustack_stack_get(kept) == kept, "ustack_stack_get returns its stack");
@@ -484,8 +484,8 @@ static void test_stack_kept(void)
 static void test_exports(void)
 {
 	static const char * const api[] = {
-		"ustack_deferred_supported", "ustack_deferred_enable", "ustack_deferred_disable",
-		"ustack_deferred_is_enabled", "ustack_stitcher_alloc", "ustack_stitcher_free",
+		"ustack_option_is_supported", "ustack_option_enable", "ustack_option_disable",
+		"ustack_option_is_enabled", "ustack_stitcher_alloc", "ustack_stitcher_free",
 		"ustack_stitcher_set_limits", "ustack_stitcher_add", "ustack_stitcher_flush",
 		"ustack_stitcher_get_stat", "ustack_stitch_instance", "ustack_stitch_tracecmd",
 		"ustack_frame_format", "ustack_stack_format", "ustack_stack_get", "ustack_stack_put",

@@ -217,7 +217,7 @@ void ut_note(struct ut_seen *s, struct tep_event *event, struct tep_record *reco
 	if (info->stack) {
 		s->nr = info->stack->nr;
 		s->flags = info->stack->flags;
-		ustack_stack_format(NULL, info->stack, s->text, sizeof(s->text));
+		ustack_stack_format(info->stack, NULL, s->text, sizeof(s->text));
 	}
 }
 

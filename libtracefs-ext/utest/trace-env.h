@@ -97,7 +97,7 @@ struct ut_seen {
 	unsigned long long	cookie;
 	unsigned int		nr;
 	unsigned int		flags;
-	char			text[512];	/* ustack_stack_format(NULL, ...) */
+	char			text[512];	/* ustack_stack_format(stack, NULL, ...) */
 };
 
 struct ut_trace {

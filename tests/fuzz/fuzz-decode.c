@@ -78,15 +78,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (s->nr > nr || s->nr > len)
 		abort();
 	kept = ustack_stack_get(s);
-	ustack_stack_format(NULL, s, text, sizeof(text));
+	ustack_stack_format(s, NULL, text, sizeof(text));
 	for (i = 0; i < s->nr; i++) {
-		ustack_frame_format(NULL, &s->frames[i], text, sizeof(text));
+		ustack_frame_format(&s->frames[i], NULL, text, sizeof(text));
 		if (!!(s->frames[i].flags & USTACK_FRAME_RETURN) != (i > 0))
 			abort();
 	}
 	/* the files may go: the stack keeps its own */
 	ustack_files_clear(&files);
-	ustack_stack_format(NULL, s, text, sizeof(text));
+	ustack_stack_format(s, NULL, text, sizeof(text));
 	ustack_stack_put(s);
 	ustack_stack_put(kept);
 	free(frames);

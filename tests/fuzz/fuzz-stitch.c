@@ -92,11 +92,11 @@ static int fz_callback(struct tep_event *event, struct tep_record *record, int c
 	if (info->state != USTACK_STATE_RAW)
 		fz->handed++;
 	if (info->stack) {
-		ustack_stack_format(NULL, info->stack, text, sizeof(text));
-		if (ustack_stack_format(NULL, info->stack, NULL, 0) < 0)
+		ustack_stack_format(info->stack, NULL, text, sizeof(text));
+		if (ustack_stack_format(info->stack, NULL, NULL, 0) < 0)
 			abort();
 		for (i = 0; i < info->stack->nr; i++)
-			ustack_frame_format(NULL, &info->stack->frames[i], text, 16);
+			ustack_frame_format(&info->stack->frames[i], NULL, text, 16);
 		if (fz->nr_kept < FZ_KEEP && !(fz->calls % 3))
 			fz->kept[fz->nr_kept++] = ustack_stack_get(info->stack);
 	}
@@ -313,7 +313,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; i < fz.nr_kept; i++) {
 		char text[64];
 
-		ustack_stack_format(NULL, fz.kept[i], text, sizeof(text));
+		ustack_stack_format(fz.kept[i], NULL, text, sizeof(text));
 		ustack_stack_put(fz.kept[i]);
 	}
 	return 0;
