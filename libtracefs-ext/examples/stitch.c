@@ -2,14 +2,20 @@
 /*
  * stitch: print the events of a trace with their user stacks.
  *
- *   stitch [-r] [-n] [-d DEBUGDIR] TRACE.dat
- *   stitch [-r] [-n] [-d DEBUGDIR] [-t TRACING_DIR] -i INSTANCE
+ *   stitch [-r] [-n] [-f|-F] [-d DEBUGDIR] TRACE.dat
+ *   stitch [-r] [-n] [-f|-F] [-d DEBUGDIR] [-t TRACING_DIR] -i INSTANCE
  *
  * The first form reads a trace-cmd file; the second what an instance holds
  * now ("-i /" for the top level), which reading consumes. The traced kernel
  * needs options/user_stacktrace_deferred set. -r prints the user_unwind_*
  * entries too; -n prints frames as file+offset, looking up no symbols;
  * DEBUGDIR is where separate debug files are.
+ *
+ * -f prints no events but folded stacks for flame graphs instead, a line
+ * "comm;outermost;...;innermost count" per stack and task (sorted); -F the
+ * same without the command names, every task's stacks together. An event
+ * whose stack was lost or is unknown counts as "[stack lost]" or
+ * "[stack unknown]"; events without a stack do not count.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,11 +32,22 @@ static const char * const lost_why[USTACK_LOST_NR] = {
 	[USTACK_LOST_LIMIT]		= "too many events held",
 };
 
+enum fold_mode {
+	FOLD_NONE,	/* print every event */
+	FOLD_TASKS,	/* folded stacks by command name */
+	FOLD_ALL,	/* folded stacks of all tasks together */
+};
+
 struct print_ctx {
 	struct ustack_symbolizer	*sym;	/* NULL: no symbols */
 	struct trace_seq		seq;
 	char				*text;
 	size_t				size;
+	enum fold_mode			fold;
+	char				**lines;	/* folded, one per event */
+	size_t				nr_lines;
+	size_t				max_lines;
+	bool				failed;
 };
 
 /* The stack as text, a line per frame; the buffer grows to fit. */
@@ -50,6 +67,92 @@ static const char *stack_text(struct print_ctx *ctx, const struct ustack_stack *
 	return len < 0 ? "  => [no text]\n" : ctx->text;
 }
 
+/* The stack as one folded line, the task's command name first (or none). */
+static char *fold_text(const struct ustack_stack *stack, struct ustack_symbolizer *sym,
+		       const char *comm, const char *what)
+{
+	int len = ustack_stack_fold(stack, sym, comm, NULL, 0);
+	size_t size;
+	char *text;
+
+	if (len < 0)
+		return NULL;
+	size = len + (what ? strlen(what) + 1 : 0) + 1;
+	text = malloc(size);
+	if (!text)
+		return NULL;
+	ustack_stack_fold(stack, sym, comm, text, size);
+	if (what)
+		snprintf(text + len, size - len, "%s%s", len ? ";" : "", what);
+	return text;
+}
+
+/* Note an event's folded stack; they are counted at the end. */
+static void fold_event(struct print_ctx *ctx, struct tep_event *event,
+		       struct tep_record *record, const struct ustack_info *info)
+{
+	static const struct ustack_stack none = { 0 };
+	const char *comm = NULL, *what = NULL;
+	char pid[32], *line, **lines;
+	size_t max;
+	int task;
+
+	if (info->state == USTACK_STATE_LOST)
+		what = "[stack lost]";
+	else if (info->state == USTACK_STATE_UNKNOWN)
+		what = "[stack unknown]";
+	else if (info->state != USTACK_STATE_STACK)
+		return;
+	if (ctx->fold == FOLD_TASKS) {
+		task = tep_data_pid(event->tep, record);
+		snprintf(pid, sizeof(pid), "%d", task);
+		comm = tep_data_comm_from_pid(event->tep, task);
+		/* not in saved_cmdlines: the pid instead */
+		if (!comm || !strcmp(comm, "<...>"))
+			comm = pid;
+	}
+	line = fold_text(what ? &none : info->stack, ctx->sym, comm, what);
+	if (ctx->nr_lines == ctx->max_lines) {
+		max = ctx->max_lines ? 2 * ctx->max_lines : 256;
+		lines = realloc(ctx->lines, max * sizeof(*lines));
+		if (!lines) {
+			free(line);
+			line = NULL;
+		} else {
+			ctx->lines = lines;
+			ctx->max_lines = max;
+		}
+	}
+	if (!line) {
+		ctx->failed = true;
+		return;
+	}
+	ctx->lines[ctx->nr_lines++] = line;
+}
+
+static int compare_lines(const void *a, const void *b)
+{
+	return strcmp(*(char * const *)a, *(char * const *)b);
+}
+
+/* Every different line once, with how many events had it. */
+static void print_folded(struct print_ctx *ctx)
+{
+	size_t i, n;
+
+	if (ctx->failed)
+		fprintf(stderr, "stitch: out of memory: some stacks not counted\n");
+	if (ctx->nr_lines)
+		qsort(ctx->lines, ctx->nr_lines, sizeof(*ctx->lines), compare_lines);
+	for (i = 0; i < ctx->nr_lines; i += n) {
+		for (n = 1; i + n < ctx->nr_lines; n++) {
+			if (strcmp(ctx->lines[i], ctx->lines[i + n]))
+				break;
+		}
+		printf("%s %zu\n", ctx->lines[i], n);
+	}
+}
+
 static int print_event(struct tep_event *event, struct tep_record *record, int cpu,
 		       const struct ustack_info *info, void *context)
 {
@@ -57,6 +160,10 @@ static int print_event(struct tep_event *event, struct tep_record *record, int c
 
 	if (!event)
 		return 0;
+	if (ctx->fold != FOLD_NONE) {
+		fold_event(ctx, event, record, info);
+		return 0;
+	}
 	trace_seq_reset(&ctx->seq);
 	tep_print_event(event->tep, &ctx->seq, record, "%16s-%-5d [%03d] %6.1000d: %s: %s\n",
 			TEP_PRINT_COMM, TEP_PRINT_PID, TEP_PRINT_CPU, TEP_PRINT_TIME,
@@ -94,9 +201,16 @@ int main(int argc, char **argv)
 	bool symbols = true;
 	unsigned int flags = 0;
 	int opt, ret = -1;
+	size_t i;
 
-	while ((opt = getopt(argc, argv, "rnd:t:i:")) != -1) {
+	while ((opt = getopt(argc, argv, "rnfFd:t:i:")) != -1) {
 		switch (opt) {
+		case 'f':
+			ctx.fold = FOLD_TASKS;
+			break;
+		case 'F':
+			ctx.fold = FOLD_ALL;
+			break;
 		case 'r':
 			flags |= USTACK_STITCH_RAW;
 			break;
@@ -156,14 +270,20 @@ int main(int argc, char **argv)
 			perror("stitch: ustack_stitch_tracecmd");
 		tracecmd_close(handle);
 	}
+	if (ret >= 0 && ctx.fold != FOLD_NONE)
+		print_folded(&ctx);
 out:
+	for (i = 0; i < ctx.nr_lines; i++)
+		free(ctx.lines[i]);
+	free(ctx.lines);
 	trace_seq_destroy(&ctx.seq);
 	free(ctx.text);
 	ustack_symbolizer_free(ctx.sym);
 	return ret < 0 ? 1 : 0;
 
 usage:
-	fprintf(stderr, "usage: stitch [-r] [-n] [-d DEBUGDIR] TRACE.dat\n"
-			"       stitch [-r] [-n] [-d DEBUGDIR] [-t TRACING_DIR] -i INSTANCE\n");
+	fprintf(stderr, "usage: stitch [-r] [-n] [-f|-F] [-d DEBUGDIR] TRACE.dat\n"
+			"       stitch [-r] [-n] [-f|-F] [-d DEBUGDIR] [-t TRACING_DIR] "
+			"-i INSTANCE\n");
 	return 2;
 }

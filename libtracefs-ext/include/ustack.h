@@ -267,6 +267,10 @@ int ustack_frame_format(const struct ustack_frame *frame, struct ustack_symboliz
 int ustack_stack_format(const struct ustack_stack *stack, struct ustack_symbolizer *sym,
 			char *buf, size_t size);
 
+/* ustack-fold.c: a stack as one line "comm;outermost;...;innermost", for flame graphs */
+int ustack_stack_fold(const struct ustack_stack *stack, struct ustack_symbolizer *sym,
+		      const char *comm, char *buf, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -320,6 +320,43 @@ static void test_example(void)
 				 want[5], want[6], "-100 ", want[8] }, UT_ARRAY_SIZE(want));
 }
 
+/*
+ * The example's folded stacks (-f, -F): a line per different stack, sorted,
+ * outermost frame first, counted; lost and unknown stacks count too.
+ */
+static void test_example_folded(void)
+{
+	static const char * const by_task[] = {
+		"other;[stack lost] 1\n",
+		"sample;[stack unknown] 1\n",
+		"sample;[unknown];[libsample.so];[libsample.so] 1\n",
+	};
+	static const char * const all[] = {
+		"[stack lost] 1\n",
+		"[stack unknown] 1\n",
+		"[unknown];[libsample.so];[libsample.so] 1\n",
+	};
+	static const char * const no_comm[] = {
+		"100;[stack unknown] 1\n",
+		"100;[unknown];[libsample.so];[libsample.so] 1\n",
+		"200;[stack lost] 1\n",
+	};
+	char dir[PATH_MAX], args[2 * PATH_MAX];
+
+	utest_pathf(args, sizeof(args), "%s/trace.dat", fx.tmp_dir);
+	if (!UT_CHECK(ut_write_dat(args), "write trace.dat"))
+		return;
+	utest_pathf(args, sizeof(args), "-n -f '%s/trace.dat'", fx.tmp_dir);
+	ut_example(args, by_task, UT_ARRAY_SIZE(by_task));
+	utest_pathf(args, sizeof(args), "-n -F '%s/trace.dat'", fx.tmp_dir);
+	ut_example(args, all, UT_ARRAY_SIZE(all));
+	if (!UT_CHECK(ut_fake_tracefs(dir, sizeof(dir)), "fake tracefs"))
+		return;
+	/* no saved_cmdlines there: the pid stands for the command name */
+	utest_pathf(args, sizeof(args), "-n -f -t '%s' -i /", dir);
+	ut_example(args, no_comm, UT_ARRAY_SIZE(no_comm));
+}
+
 /* Nothing was mounted meanwhile (libtracefs mounts tracefs when it looks for it as root). */
 static void test_host_untouched(void)
 {
@@ -336,5 +373,6 @@ void utest_stitch_driver_register(void)
 	CU_add_test(suite, "instance", test_instance);
 	CU_add_test(suite, "tracecmd", test_tracecmd);
 	CU_add_test(suite, "example", test_example);
+	CU_add_test(suite, "example_folded", test_example_folded);
 	CU_add_test(suite, "host_untouched", test_host_untouched);
 }
