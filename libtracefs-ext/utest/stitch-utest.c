@@ -489,7 +489,8 @@ static void test_exports(void)
 		"ustack_stitcher_set_limits", "ustack_stitcher_add", "ustack_stitcher_flush",
 		"ustack_stitcher_get_stat", "ustack_stitch_instance", "ustack_stitch_tracecmd",
 		"ustack_frame_format", "ustack_stack_format", "ustack_stack_get", "ustack_stack_put",
-		"ustack_stack_fold",
+		"ustack_stack_fold", "ustack_file_table_alloc", "ustack_file_table_free",
+		"ustack_file_table_set", "ustack_frames_decode",
 	};
 	static const char * const hidden[] = {
 		"ustack_uleb128", "ustack_stack_decode", "ustack_files_set", "ustack_rec_read",

@@ -151,6 +151,7 @@ int main(void)
 	utest_stitch_next_register();
 	utest_hostile_register();
 	utest_fold_register();
+	utest_decode_register();
 	if (CU_get_error() != CUE_SUCCESS) {
 		fprintf(stderr, "utest: registering tests: %s\n", CU_get_error_msg());
 		CU_cleanup_registry();
