@@ -282,8 +282,8 @@ out:
 	return ret < 0 ? 1 : 0;
 
 usage:
-	fprintf(stderr, "usage: stitch [-r] [-n] [-f|-F] [-d DEBUGDIR] TRACE.dat\n"
-			"       stitch [-r] [-n] [-f|-F] [-d DEBUGDIR] [-t TRACING_DIR] "
-			"-i INSTANCE\n");
+	fputs("usage: stitch [-r] [-n] [-f|-F] [-d DEBUGDIR] TRACE.dat\n"
+	      "       stitch [-r] [-n] [-f|-F] [-d DEBUGDIR] [-t TRACING_DIR] -i INSTANCE\n",
+	      stderr);
 	return 2;
 }

@@ -276,8 +276,9 @@ struct ustack_file_table *ustack_file_table_alloc(void);
 void ustack_file_table_free(struct ustack_file_table *table);
 int ustack_file_table_set(struct ustack_file_table *table, unsigned int id, const char *path,
 			  const unsigned char *build_id, size_t build_id_size);
-const struct ustack_stack *ustack_frames_decode(const void *data, size_t size, unsigned int nr,
-						unsigned int flags, struct ustack_file_table *table);
+const struct ustack_stack *ustack_frames_decode(const void *data, size_t size,
+						unsigned int nr, unsigned int flags,
+						struct ustack_file_table *table);
 
 /* ustack-fold.c: a stack as one line "comm;outermost;...;innermost", for flame graphs */
 int ustack_stack_fold(const struct ustack_stack *stack, struct ustack_symbolizer *sym,

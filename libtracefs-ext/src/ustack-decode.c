@@ -89,8 +89,9 @@ int ustack_file_table_set(struct ustack_file_table *table, unsigned int id, cons
  * with ustack_stack_put(); it stays valid whatever happens to @table. NULL
  * with errno EINVAL (@data NULL with a @size) or ENOMEM.
  */
-const struct ustack_stack *ustack_frames_decode(const void *data, size_t size, unsigned int nr,
-						unsigned int flags, struct ustack_file_table *table)
+const struct ustack_stack *ustack_frames_decode(const void *data, size_t size,
+						unsigned int nr, unsigned int flags,
+						struct ustack_file_table *table)
 {
 	static struct ustack_files none;
 

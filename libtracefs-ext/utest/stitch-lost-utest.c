@@ -158,7 +158,8 @@ static void test_many_tasks(void)
 		 "lost to the limit %llu, to the end %llu", stats.lost[USTACK_LOST_LIMIT],
 		 stats.lost[USTACK_LOST_END]);
 	UT_CHECK(stats.held == 0 && stats.held_bytes == 0 && stats.tasks == 0,
-		 "left: held %llu bytes %llu tasks %llu", stats.held, stats.held_bytes, stats.tasks);
+		 "left: held %llu bytes %llu tasks %llu", stats.held, stats.held_bytes,
+		 stats.tasks);
 	ut_end(&t);
 }
 

@@ -420,7 +420,7 @@ int ut_get_stats(struct ustack_stitcher *st, struct ut_stats *s)
 	int ret = 0;
 
 	memset(s, 0, sizeof(*s));
-	for (i = 0; i < sizeof(one) / sizeof(one[0]); i++)
+	for (i = 0; i < UT_ARRAY_SIZE(one); i++)
 		ret |= ustack_stitcher_get_stat(st, one[i].what, 0,
 						(unsigned long long *)((char *)s + one[i].off));
 	for (i = 0; i <= USTACK_STATE_RAW; i++)
