@@ -6,7 +6,9 @@
  *
  *   ustack-control.3	 the tracefs option user_stacktrace_deferred;
  *   ustack-stitcher.3	 events of a trace joined with their deferred user
- *			 stacks (the user_unwind_* entries of the kernel);
+ *			 stacks (the user_unwind_* entries of the kernel),
+ *			 stacks as text or folded for flame graphs, and the
+ *			 frame decoder alone, for a parser of its own;
  *   ustack-symbolizer.3 "offset into a mapped file", what the kernel records
  *			 for a user stack frame, to "symbol+offset".
  *
