@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "header-alone.h"
 #include "trace-env.h"
 
 static const unsigned char ut_build_id[20] = "0123456789abcdefghij";
@@ -122,6 +123,22 @@ static void test_decode_args(void)
 	ustack_file_table_free(NULL);
 }
 
+/* The same from a file built without the tracing libraries' headers. */
+static void test_decode_header_alone(void)
+{
+	static const struct ut_frame frames[] = { { 0, 0x7ffd00 }, { 1, 0x20 }, { 1, 0x10 } };
+	unsigned char enc[64];
+	char buf[128];
+	size_t len;
+	int ret;
+
+	len = ut_encode(enc, frames, UT_ARRAY_SIZE(frames));
+	ret = utest_alone_fold(enc, len, UT_ARRAY_SIZE(frames), "/usr/lib/libx.so.1", buf,
+			       sizeof(buf));
+	UT_CHECK(ret == (int)strlen("alone;[libx.so.1];[libx.so.1];[unknown]"), "ret %d", ret);
+	UT_CHECK_STR(buf, "alone;[libx.so.1];[libx.so.1];[unknown]");
+}
+
 void utest_decode_register(void)
 {
 	CU_pSuite suite = CU_add_suite("frames-decode", NULL, NULL);
@@ -130,4 +147,5 @@ void utest_decode_register(void)
 		return;
 	CU_add_test(suite, "table", test_decode_table);
 	CU_add_test(suite, "args", test_decode_args);
+	CU_add_test(suite, "header_alone", test_decode_header_alone);
 }
