@@ -9,8 +9,8 @@
 # user_unwind_* entries ("nostacks") or nothing ("empty"), shifted in time.
 # Version 6 as written, and version 7 (zstd) through trace-cmd convert.
 . "$(dirname "$0")/../lib/result.sh"
+. "$(dirname "$0")/../lib/plugin.sh"
 
-PLUGIN_DIR=${USTACK_PLUGIN_DIR:-$USTACK_TOP/build/trace-cmd-plugin}
 FX=$USTACK_TOP/tests/fixtures
 DAT=$FX/plugin/sample.dat
 LIB=/tmp/ustack-fixture/libustack-sample.so
@@ -18,16 +18,7 @@ EXE=/tmp/ustack-fixture/ustack-sample
 # the frames as the kernel recorded them (file + offset), innermost first
 RAW="$LIB+0x112b $LIB+0x1175 $LIB+0x11b9 $EXE+0x136e $EXE+0x1389 $EXE+0x1144"
 
-for t in trace-cmd python3; do
-	if ! command -v $t >/dev/null; then
-		skip "plugin on buffers and inputs" "no $t"
-		finish
-	fi
-done
-if [ ! -r "$PLUGIN_DIR/plugin_ustack.so" ]; then
-	fail "plugin built" "no $PLUGIN_DIR/plugin_ustack.so (make trace-cmd-plugin)"
-	finish
-fi
+plugin_require "plugin on buffers and inputs" trace-cmd python3
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

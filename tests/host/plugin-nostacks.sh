@@ -7,21 +7,12 @@
 # The traces are made here from the committed fixture, without root, by
 # tests/fixtures/make-buffers-fixture.py (versions 6 and 7, zstd).
 . "$(dirname "$0")/../lib/result.sh"
+. "$(dirname "$0")/../lib/plugin.sh"
 
-PLUGIN_DIR=${USTACK_PLUGIN_DIR:-$USTACK_TOP/build/trace-cmd-plugin}
 FX=$USTACK_TOP/tests/fixtures
 DAT=$FX/plugin/sample.dat
 
-for t in trace-cmd python3; do
-	if ! command -v $t >/dev/null; then
-		skip "plugin on traces without stacks" "no $t"
-		finish
-	fi
-done
-if [ ! -r "$PLUGIN_DIR/plugin_ustack.so" ]; then
-	fail "plugin built" "no $PLUGIN_DIR/plugin_ustack.so (make trace-cmd-plugin)"
-	finish
-fi
+plugin_require "plugin on traces without stacks" trace-cmd python3
 sysdir=$(pkg-config --variable=libdir libtraceevent 2>/dev/null)/traceevent/plugins
 if [ -e "$sysdir/plugin_ustack.so" ]; then
 	skip "plugin on traces without stacks" "$sysdir has plugin_ustack.so: no report without it"

@@ -6,8 +6,8 @@
 # a path that does not exist here; the separate debug files (by build-id)
 # are the only way to the symbols. No root, no tracefs.
 . "$(dirname "$0")/../lib/result.sh"
+. "$(dirname "$0")/../lib/plugin.sh"
 
-PLUGIN_DIR=${USTACK_PLUGIN_DIR:-$USTACK_TOP/build/trace-cmd-plugin}
 FX=$USTACK_TOP/tests/fixtures/plugin
 DAT=$FX/sample.dat
 CHAIN="ustack_lib_syscall ustack_lib_inner ustack_lib_enter sample_middle sample_outer main"
@@ -16,14 +16,7 @@ EXE=/tmp/ustack-fixture/ustack-sample
 # the frames as the kernel recorded them (file + offset), innermost first
 RAW="$LIB+0x112b $LIB+0x1175 $LIB+0x11b9 $EXE+0x136e $EXE+0x1389 $EXE+0x1144"
 
-if ! command -v trace-cmd >/dev/null; then
-	skip "plugin in trace-cmd report" "no trace-cmd (apt-get install trace-cmd)"
-	finish
-fi
-if [ ! -r "$PLUGIN_DIR/plugin_ustack.so" ]; then
-	fail "plugin built" "no $PLUGIN_DIR/plugin_ustack.so (make trace-cmd-plugin)"
-	finish
-fi
+plugin_require "plugin in trace-cmd report" trace-cmd
 if [ -e /tmp/ustack-fixture ]; then
 	skip "plugin in trace-cmd report" "/tmp/ustack-fixture exists here: the test needs it absent"
 	finish
