@@ -25,25 +25,37 @@ if ! echo "p:ustack_mig $LIB:$off" > $T/uprobe_events; then
 fi
 tw $T/events/uprobes/ustack_mig/enable 1
 tw $T/options/user_stacktrace_deferred 1
-gated "$SAMPLE" 20000
-(
-	# move it between CPU 0 and 1 until it is gone
-	while kill -0 $GATED_PID 2>/dev/null; do
-		taskset -p 1 $GATED_PID > /dev/null 2>&1
-		taskset -p 2 $GATED_PID > /dev/null 2>&1
-	done
-) &
-mover=$!
-tw $T/tracing_on 1
-open_gate
-wait $GATED_PID
-tw $T/tracing_on 0
-wait $mover
+# One run of the sample, moved by another task; its probe events in /tmp/mig.
+migrate_run() {
+	local mover
 
-stitched | awk -F'|' -v p=$GATED_PID '$1 == p && index($4, "ustack_mig:") == 1' > /tmp/mig
+	echo > $T/trace
+	gated "$SAMPLE" 20000
+	(
+		# move it between CPU 0 and 1 until it is gone
+		while kill -0 $GATED_PID 2>/dev/null; do
+			taskset -p 1 $GATED_PID > /dev/null 2>&1
+			taskset -p 2 $GATED_PID > /dev/null 2>&1
+		done
+	) &
+	mover=$!
+	tw $T/tracing_on 1
+	open_gate
+	wait $GATED_PID
+	tw $T/tracing_on 0
+	wait $mover
+	stitched | awk -F'|' -v p=$GATED_PID '$1 == p && index($4, "ustack_mig:") == 1' > /tmp/mig
+}
+
+# The mover may not get a turn before a run ends: run again until the
+# sample did move (bounded), instead of depending on the timing.
+for round in 1 2 3 4 5 6 7 8 9 10; do
+	migrate_run
+	[ "$(cut -d'|' -f2 /tmp/mig | sort -u | wc -l)" -ge 2 ] && break
+done
 n=$(wc -l < /tmp/mig)
 cpus=$(cut -d'|' -f2 /tmp/mig | sort -u | wc -l)
-check "migrate: 20000 probe events ($n) on both CPUs ($cpus; ${preempt:-no PREEMPT} kernel)" \
+check "migrate: 20000 probe events ($n) on both CPUs ($cpus, run $round; ${preempt:-no PREEMPT} kernel)" \
 	test "$n:$cpus" = 20000:2
 read -r n good none <<< "$(cut -d'|' -f5 /tmp/mig | chain_count)"
 check "migrate: no probe event has another stack ($good exact, $none without)" \
