@@ -93,6 +93,7 @@ enum {
 /* Their fields the handlers print. */
 enum {
 	UP_F_COOKIE,
+	UP_F_NEXT,
 	UP_F_NR,
 	UP_F_FLAGS,
 	UP_F_ID,
@@ -104,6 +105,7 @@ enum {
 
 static const char * const up_field_names[UP_NR_FIELDS] = {
 	[UP_F_COOKIE]		= "cookie",
+	[UP_F_NEXT]		= "next",
 	[UP_F_NR]		= "nr",
 	[UP_F_FLAGS]		= "flags",
 	[UP_F_ID]		= "id",
@@ -384,6 +386,7 @@ static int up_stack_handler(struct trace_seq *s, struct tep_record *record,
 {
 	struct up_fields *f = up_entry_fields(context, UP_E_STACK, event);
 	unsigned long long cookie = up_num(f, UP_F_COOKIE, record);
+	unsigned long long next = up_num(f, UP_F_NEXT, record);
 	unsigned int flags = up_num(f, UP_F_FLAGS, record);
 	struct up_plugin *plugin = context;
 	const struct up_result *res;
@@ -398,9 +401,9 @@ static int up_stack_handler(struct trace_seq *s, struct tep_record *record,
 		p = up_put_str(p, " truncated");
 	if (flags & USTACK_STACK_NO_STACK)
 		p = up_put_str(p, " no-stack");
-	if (flags & USTACK_ENTRY_NEXT) {
+	if (next) {
 		p = up_put_str(p, " next=0x");
-		p = up_put_num(p, cookie + USTACK_COOKIE_NEXT, 16);
+		p = up_put_num(p, next, 16);
 	}
 	*p = '\0';
 	trace_seq_puts(s, buf);

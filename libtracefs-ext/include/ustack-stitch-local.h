@@ -89,6 +89,7 @@ struct ustack_formats {
 	int			file_id;
 	struct ustack_field	cookie;			/* user_unwind_cookie */
 	struct ustack_field	stack_cookie;		/* user_unwind_stack */
+	struct ustack_field	stack_next;
 	struct ustack_field	stack_nr;
 	struct ustack_field	stack_flags;
 	struct ustack_field	stack_frames;
@@ -112,6 +113,7 @@ struct ustack_rec {
 	int			pid;
 	bool			malformed;	/* a user_unwind_* entry that is cut */
 	unsigned long long	cookie;		/* COOKIE, STACK */
+	unsigned long long	next;		/* STACK: the task's next cookie, or 0 */
 	unsigned int		nr;		/* STACK */
 	unsigned int		flags;
 	const unsigned char	*data;		/* STACK: frames; FILE: path */

@@ -107,14 +107,6 @@ int ustack_option_is_enabled(struct tracefs_instance *instance);
 #define USTACK_STACK_MALFORMED	0x100	/* the frame data is damaged */
 
 /*
- * user_unwind_stack.flags 0x4, not kept in struct ustack_stack: the entry
- * gives its task's later events on its CPU the cookie USTACK_COOKIE_NEXT
- * above its own, as a user_unwind_cookie entry would.
- */
-#define USTACK_ENTRY_NEXT	0x4
-#define USTACK_COOKIE_NEXT	(2ULL << 32)
-
-/*
  * struct ustack_frame flags: the frame's offset is a return address (every
  * frame but the innermost); ustack_frame_format() looks it up with
  * USTACK_LOOKUP_RETURN.

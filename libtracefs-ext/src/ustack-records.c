@@ -61,6 +61,7 @@ static int ustack_formats_events(struct ustack_formats *fmt)
 
 	err |= ustack_field_find(cookie, "cookie", 8, false, &fmt->cookie);
 	err |= ustack_field_find(stack, "cookie", 8, false, &fmt->stack_cookie);
+	err |= ustack_field_find(stack, "next", 8, false, &fmt->stack_next);
 	err |= ustack_field_find(stack, "nr", 2, false, &fmt->stack_nr);
 	err |= ustack_field_find(stack, "flags", 2, false, &fmt->stack_flags);
 	err |= ustack_field_find(stack, "frames", 0, true, &fmt->stack_frames);
@@ -167,12 +168,14 @@ static void ustack_rec_stack(const struct ustack_formats *fmt, const unsigned ch
 {
 	const struct ustack_field *frames = &fmt->stack_frames;
 
-	if (!ustack_fits(&fmt->stack_cookie, size) || !ustack_fits(&fmt->stack_nr, size) ||
+	if (!ustack_fits(&fmt->stack_cookie, size) || !ustack_fits(&fmt->stack_next, size) ||
+	    !ustack_fits(&fmt->stack_nr, size) ||
 	    !ustack_fits(&fmt->stack_flags, size) || frames->offset > size) {
 		rec->malformed = true;
 		return;
 	}
 	rec->cookie = ustack_read(fmt, data, &fmt->stack_cookie);
+	rec->next = ustack_read(fmt, data, &fmt->stack_next);
 	rec->nr = ustack_read(fmt, data, &fmt->stack_nr);
 	rec->flags = ustack_read(fmt, data, &fmt->stack_flags);
 	/* the frames run to the end of the record: padding included */

@@ -204,10 +204,10 @@ int ustack_on_stack(struct ustack_stitcher *st, struct ustack_cpu *c,
 		c->state = USTACK_CPU_UNKNOWN;
 		return 0;
 	}
-	if (rec->flags & USTACK_ENTRY_NEXT) {
+	if (rec->next) {
 		c->state = USTACK_CPU_COOKIE;
 		c->pid = rec->pid;
-		c->cookie = rec->cookie + USTACK_COOKIE_NEXT;
+		c->cookie = rec->next;
 		c->next = true;
 	}
 	task = ustack_task_find(&st->tasks, rec->pid);

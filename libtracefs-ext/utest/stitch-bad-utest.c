@@ -145,7 +145,7 @@ static void test_short_records(void)
 	ut_cookie(&t, 0, P, K1);
 	ut_event(&t, 0, P, 1);
 	/* a stack cut in its cookie: ignored */
-	ut_add(&t, 0, ut_rec_stack(t.buf, P, K1, 0, 0, NULL, 0) - 8);
+	ut_add(&t, 0, ut_rec_stack(t.buf, P, K1, 0, 0, NULL, 0) - 16);
 	/* a file entry cut in its build-id, then one with no path at all */
 	ut_rec_file(t.buf, 1, 3, 20, "/x");
 	ut_add(&t, 0, 20);

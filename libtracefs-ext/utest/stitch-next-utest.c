@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Stitcher tests: stack entries with flag 0x4 (next), which give the task
- * the next cookie of their CPU, so that its next kernel entry there needs
- * no cookie entry. K1 was made on CPU 1, K2 on CPU 2 (their low halves).
+ * Stitcher tests: stack entries with a next cookie, which give the task
+ * that cookie on their CPU, so that its next kernel entry there needs no
+ * cookie entry. The tests pick next cookies the way the kernel makes them
+ * (NEXT()), but the stitcher only compares cookies.
  */
 #include <string.h>
 
@@ -23,7 +24,7 @@ static int ut_stack_next(struct ut_trace *t, int cpu, int pid, unsigned long lon
 	unsigned char enc[64];
 	size_t len = ut_encode(enc, frames, 1);
 
-	return ut_add(t, cpu, ut_rec_stack(t->buf, pid, cookie, 1, 0x4, enc, len));
+	return ut_add(t, cpu, ut_rec_stack_next(t->buf, pid, cookie, NEXT(cookie), 1, 0, enc, len));
 }
 
 /* P's kernel entry K1 on CPU 1: its cookie entry, event 1, its stack with next. */
@@ -154,7 +155,8 @@ static void test_missed_and_cut(void)
 	ut_stack_next(&t, 1, P, K1, ut_a);
 	ut_event(&t, 1, P, 2);
 	ut_stack_next(&t, 1, P, NEXT(K1), ut_b);
-	ut_add(&t, 1, ut_rec_stack(t.buf, P, NEXT(NEXT(K1)), 0, 0x4, NULL, 0) - 8);
+	ut_add(&t, 1, ut_rec_stack_next(t.buf, P, NEXT(NEXT(K1)), NEXT(NEXT(NEXT(K1))), 0, 0,
+					 NULL, 0) - 16);
 	ut_event(&t, 1, P, 3);
 	UT_SEEN(&t, 3);
 	UT_EXPECT(&t, 0, 1, UNKNOWN, NONE);
@@ -164,8 +166,8 @@ static void test_missed_and_cut(void)
 	ut_end(&t);
 }
 
-/* Without the flag a stack entry says nothing about the CPU (older kernels). */
-static void test_no_flag(void)
+/* next 0: the stack entry says nothing about the CPU. */
+static void test_no_next(void)
 {
 	struct ut_trace t;
 
@@ -182,6 +184,32 @@ static void test_no_flag(void)
 	ut_end(&t);
 }
 
+/*
+ * The next cookie is whatever the entry says: the stitcher never computes
+ * one from another (a stack written on another CPU than its cookie's).
+ */
+static void test_any_next(void)
+{
+	const unsigned long long next = 0x7770000000bULL;
+	unsigned char enc[64];
+	size_t len = ut_encode(enc, ut_a, 1);
+	struct ut_trace t;
+
+	if (!ut_start(&t, UT_FORMATS_ALL, 0))
+		return;
+	ut_cookie(&t, 2, P, K1);
+	ut_event(&t, 2, P, 1);
+	ut_add(&t, 3, ut_rec_stack_next(t.buf, P, K1, next, 1, 0, enc, len));
+	ut_event(&t, 3, P, 2);
+	ut_stack(&t, 3, P, next, ut_b, 1);
+	UT_SEEN(&t, 2);
+	UT_EXPECT(&t, 0, 1, STACK, NONE);
+	ut_check_stack(&t, 0, K1, "  => 0x7000a\n");
+	UT_EXPECT(&t, 1, 2, STACK, NONE);
+	ut_check_stack(&t, 1, next, "  => 0x7000b\n");
+	ut_end(&t);
+}
+
 void utest_stitch_next_register(void)
 {
 	CU_pSuite suite = CU_add_suite(SUITE, NULL, NULL);
@@ -193,5 +221,6 @@ void utest_stitch_next_register(void)
 	CU_add_test(suite, "other_pid", test_other_pid);
 	CU_add_test(suite, "back_to_cpu", test_back_to_cpu);
 	CU_add_test(suite, "missed_and_cut", test_missed_and_cut);
-	CU_add_test(suite, "no_flag", test_no_flag);
+	CU_add_test(suite, "no_next", test_no_next);
+	CU_add_test(suite, "any_next", test_any_next);
 }

@@ -136,18 +136,26 @@ size_t ut_rec_cookie(unsigned char *buf, int pid, unsigned long long cookie)
 	return n + 8;
 }
 
-size_t ut_rec_stack(unsigned char *buf, int pid, unsigned long long cookie, unsigned int nr,
-		    unsigned int flags, const unsigned char *frames, size_t len)
+size_t ut_rec_stack_next(unsigned char *buf, int pid, unsigned long long cookie,
+			 unsigned long long next, unsigned int nr, unsigned int flags,
+			 const unsigned char *frames, size_t len)
 {
 	size_t n = ut_rec_head(buf, UT_ID_STACK, pid);
 	uint16_t nr16 = nr, flags16 = flags;
 
 	memcpy(buf + n, &cookie, 8);
-	memcpy(buf + 16, &nr16, 2);
-	memcpy(buf + 18, &flags16, 2);
+	memcpy(buf + 16, &next, 8);
+	memcpy(buf + 24, &nr16, 2);
+	memcpy(buf + 26, &flags16, 2);
 	if (len)
-		memcpy(buf + 20, frames, len);
-	return ut_pad(buf, 20 + len);
+		memcpy(buf + 28, frames, len);
+	return ut_pad(buf, 28 + len);
+}
+
+size_t ut_rec_stack(unsigned char *buf, int pid, unsigned long long cookie, unsigned int nr,
+		    unsigned int flags, const unsigned char *frames, size_t len)
+{
+	return ut_rec_stack_next(buf, pid, cookie, 0, nr, flags, frames, len);
 }
 
 size_t ut_rec_file(unsigned char *buf, int pid, unsigned int id, unsigned int build_id_size,

@@ -56,6 +56,9 @@ struct tep_handle *utest_tep(enum ut_formats which);
 /* Records: each returns its size, padded to 4 bytes like the ring buffer's */
 size_t ut_rec_event(unsigned char *buf, int pid, unsigned long long tag);
 size_t ut_rec_cookie(unsigned char *buf, int pid, unsigned long long cookie);
+size_t ut_rec_stack_next(unsigned char *buf, int pid, unsigned long long cookie,
+			 unsigned long long next, unsigned int nr, unsigned int flags,
+			 const unsigned char *frames, size_t len);
 size_t ut_rec_stack(unsigned char *buf, int pid, unsigned long long cookie, unsigned int nr,
 		    unsigned int flags, const unsigned char *frames, size_t len);
 size_t ut_rec_file(unsigned char *buf, int pid, unsigned int id, unsigned int build_id_size,

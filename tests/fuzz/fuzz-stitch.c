@@ -24,9 +24,9 @@
  *     7 stats
  *
  * Pids and cookies come from small sets, so that records meet: a pid byte
- * picks one of four tasks, a cookie byte is (b >> 4) << 32 | (b & 15) (the
- * kernel's layout: stack entries with flag 0x4 give the cookie 2 << 32
- * above). Checked beyond crashes: records come back in input order, each
+ * picks one of four tasks, a cookie byte is (b >> 4) << 32 | (b & 15) (flag 0x4 of
+ * a stack in the input gives the entry the next cookie 2 << 32 above, as
+ * the kernel would make it). Checked beyond crashes: records come back in input order, each
  * once (by their timestamps); what the callback is told is consistent (a
  * stack with STACK, a reason with LOST and only then, no cookie with NONE or
  * UNKNOWN, raw entries only when asked for); after the last flush nothing is
@@ -146,7 +146,7 @@ static void fz_big_endian(unsigned char *buf, size_t size, unsigned int k)
 		{ { 8, 8 }, { 16, 8 } },			/* function: ip, parent_ip */
 		{ { 8, 4 } },					/* getppid: __syscall_nr */
 		{ { 8, 8 } },					/* cookie */
-		{ { 8, 8 }, { 16, 2 }, { 18, 2 } },		/* stack */
+		{ { 8, 8 }, { 16, 8 }, { 24, 2 }, { 26, 2 } },	/* stack */
 		{ { 8, 4 }, { 12, 4 } },			/* file */
 	};
 	unsigned int i;
@@ -225,7 +225,10 @@ static void fz_records(struct fz_in *in, struct ustack_stitcher *st, bool big_en
 			nr = fz_u8(in);
 			flags = fz_u8(in);
 			bytes = fz_bytes(in, fz_u8(in), &len);
-			size = ut_rec_stack(buf, pid, cookie, nr, flags, bytes, len);
+			/* flag 0x4 of the input: a next cookie, 2 << 32 above */
+			size = ut_rec_stack_next(buf, pid, cookie,
+						 flags & 4 ? cookie + (2ULL << 32) : 0, nr,
+						 flags & ~4U, bytes, len);
 			break;
 		}
 		case 4: {

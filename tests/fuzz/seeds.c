@@ -102,7 +102,7 @@ static void load(const char *dir, const char *name, struct seed *s)
 enum { S_P = 1, S_Q = 2, S_R = 3 };
 #define S_K1		0x32	/* K1 of the unit tests */
 #define S_K2		0x33
-#define S_K1_NEXT	0x52	/* what a stack entry with flag 0x4 gives after K1 */
+#define S_K1_NEXT	0x52	/* the next cookie of a stack of K1 with input flag 0x4 */
 
 static void st_event(struct seed *s, int cpu, int pid, int tag)
 {
