@@ -178,7 +178,8 @@ static int usf_check_blocks(struct usf_block *blk, const struct usf_hdr *h,
 	uint64_t used = 0;
 	uint32_t i;
 
-	qsort(blk, h->num_fdes, sizeof(*blk), usf_block_cmp);
+	if (h->num_fdes)
+		qsort(blk, h->num_fdes, sizeof(*blk), usf_block_cmp);
 	for (i = 0; i < h->num_fdes; i++) {
 		if (i && blk[i].off < blk[i - 1].off + blk[i - 1].len)
 			return usf_error(EINVAL, "functions %u and %u share FRE bytes (offsets %u "

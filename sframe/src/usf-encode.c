@@ -185,6 +185,10 @@ static int usf_encode_check(const struct usf_section *sec, unsigned int version,
 			return usf_error(EINVAL, "function %u at %#llx is FLEX: version %u has "
 					 "DEFAULT FDEs only", i, (unsigned long long)f->start,
 					 version);
+		if (version == 1 && f->pc_type == USF_PC_MASK && f->rep_size != 16)
+			return usf_error(EINVAL, "function %u at %#llx is PCMASK with a repeat size "
+					 "of %u: version 1 has none, its readers take 16", i,
+					 (unsigned long long)f->start, f->rep_size);
 		if (version == 3 && f->nr_rows > 0xffff)
 			return usf_error(EOVERFLOW, "function %u has %u rows: version 3 holds "
 					 "65535", i, f->nr_rows);
@@ -300,7 +304,8 @@ static int usf_emit_all(struct usf_out *o, const struct usf_section *sec, unsign
  * @size: the room at @buf
  *
  * The byte order is @sec->big_endian's. V1 and V2 drop the signal-frame
- * flag; V1 drops the repeat size (readers take 16). Like snprintf(), the
+ * flag; V1 has no repeat size (readers take 16, so PCMASK functions must
+ * repeat every 16 bytes). Like snprintf(), the
  * section is written only when it fits, and its size returned either way.
  *
  * Return: the section's size in bytes, or -1 with errno (EINVAL: the

@@ -216,7 +216,11 @@ static int usf_check_func(const struct usf_section *sec, const struct usf_func *
 				 (unsigned long long)f->start, f->size);
 	for (ri = 0; ri < f->nr_rows; ri++) {
 		const struct usf_row *r = &f->rows[ri];
-		uint32_t limit = f->pc_type == USF_PC_MASK ? f->rep_size : f->size;
+		uint32_t limit = f->size;
+
+		/* PCMASK rows are offsets in the first block, which is in the function */
+		if (f->pc_type == USF_PC_MASK && f->rep_size < limit)
+			limit = f->rep_size;
 
 		if (ri && r->start <= f->rows[ri - 1].start)
 			return usf_error(EINVAL, "function %u row %u: start %#x not above the "
@@ -225,7 +229,7 @@ static int usf_check_func(const struct usf_section *sec, const struct usf_func *
 		if (r->start >= limit)
 			return usf_error(EINVAL, "function %u row %u: start %#x outside the "
 					 "function (%s %u)", fi, ri, r->start,
-					 f->pc_type == USF_PC_MASK ? "repeat size" : "size", limit);
+					 limit == f->size ? "size" : "repeat size", limit);
 		if (r->flags & USF_ROW_OUTERMOST)
 			continue;
 		if (r->cfa_base > USF_BASE_SP)
@@ -247,7 +251,7 @@ static int usf_check_func(const struct usf_section *sec, const struct usf_func *
  * usf_section_check - check a section in the internal form
  * @sec: the section
  *
- * Functions sorted and not overlapping, known pc types and kinds, rows
+ * Functions sorted by strictly increasing start and not overlapping, known pc types and kinds, rows
  * increasing and inside their function, rules the ABI can hold.
  *
  * Return: 0, or -1 with errno EINVAL and usf_last_error() saying where.
@@ -261,9 +265,9 @@ int usf_section_check(const struct usf_section *sec)
 	for (i = 0; i < sec->nr_funcs; i++) {
 		const struct usf_func *f = &sec->funcs[i];
 
-		if (i && f->start < sec->funcs[i - 1].start)
-			return usf_error(EINVAL, "function %u at %#llx is below function %u at "
-					 "%#llx: not sorted", i, (unsigned long long)f->start,
+		if (i && f->start <= sec->funcs[i - 1].start)
+			return usf_error(EINVAL, "function %u at %#llx is not above function %u at "
+					 "%#llx: not sorted, or a duplicate", i, (unsigned long long)f->start,
 					 i - 1, (unsigned long long)sec->funcs[i - 1].start);
 		if (i && f->start < sec->funcs[i - 1].start + sec->funcs[i - 1].size)
 			return usf_error(EINVAL, "function %u at %#llx overlaps function %u "
