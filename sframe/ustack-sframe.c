@@ -175,11 +175,12 @@ static int usf_cmd_convert(int argc, char **argv)
 		{ "elf", no_argument, NULL, 'e' },
 		{ "big-endian", no_argument, NULL, 'B' },
 		{ "little-endian", no_argument, NULL, 'L' },
+		{ "smallest", no_argument, NULL, 's' },
 		{ 0 }
 	};
 	int c, version = 0, pcrel = -1, order = -1;
 	uint64_t vaddr = 0, out_vaddr = 0;
-	bool elf = false, have_out = false;
+	bool elf = false, have_out = false, keep = true;
 	struct usf_input in;
 	unsigned int flags;
 	ssize_t size;
@@ -195,6 +196,7 @@ static int usf_cmd_convert(int argc, char **argv)
 		case 'e': elf = true; break;
 		case 'B': order = 1; break;
 		case 'L': order = 0; break;
+		case 's': keep = false; break;
 		default: return 2;
 		}
 	}
@@ -211,7 +213,7 @@ static int usf_cmd_convert(int argc, char **argv)
 	/* V3 defaults to PCREL, what the kernel requires; V2 to section-relative */
 	if (pcrel < 0)
 		pcrel = version == 3;
-	flags = pcrel ? USF_F_PCREL : 0;
+	flags = (pcrel ? USF_F_PCREL : 0) | (keep ? USF_ENC_KEEP_ADDR : 0);
 	size = usf_section_encode(&in.sec, version, flags, out_vaddr, NULL, 0);
 	if (size < 0)
 		usf_die("%s: cannot encode V%d: %s", argv[optind], version, usf_last_error());
@@ -279,7 +281,7 @@ static const struct usf_cmd usf_cmds[] = {
 	{ "validate", usf_cmd_validate, "validate [--vaddr ADDR] FILE" },
 	{ "convert", usf_cmd_convert,
 	  "convert --version 1|2|3 [--pcrel|--no-pcrel] [--vaddr ADDR] [--out-vaddr ADDR]\n"
-	  "          [--elf] [--big-endian|--little-endian] IN OUT" },
+	  "          [--elf] [--big-endian|--little-endian] [--smallest] IN OUT" },
 	{ "lookup", usf_cmd_lookup, "lookup [--vaddr ADDR] FILE ADDR..." },
 };
 

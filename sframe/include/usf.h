@@ -34,6 +34,9 @@ extern "C" {
 #define USF_F_FRAME_POINTER	0x2	/* V1, V2 only */
 #define USF_F_PCREL		0x4	/* V2 (erratum 1), V3: starts from the field */
 
+/* usf_section_encode() option: keep each function's addr_bytes when they fit */
+#define USF_ENC_KEEP_ADDR	0x100
+
 /* ABI/arch ids */
 #define USF_ABI_AARCH64_BE	1
 #define USF_ABI_AARCH64_LE	2
@@ -106,6 +109,9 @@ struct usf_row {
  * @layout: rank of its rows in the FRE sub-section: the encoder writes the
  *	row blocks in @layout order (then by start), so that a decoded
  *	section encodes back byte for byte; 0 everywhere is fine
+ * @addr_bytes: size of the FRE start addresses the decoder saw (1, 2, 4; 0
+ *	when built by hand); with USF_ENC_KEEP_ADDR the encoder keeps it
+ *	(linkers use 2-byte starts in small PLT FDEs)
  * @nr_rows: number of @rows
  * @rows: rows, by increasing start
  */
@@ -117,6 +123,7 @@ struct usf_func {
 	uint8_t		rep_size;
 	uint8_t		flags;
 	uint32_t	layout;
+	uint8_t		addr_bytes;
 	uint32_t	nr_rows;
 	struct usf_row	*rows;
 };

@@ -210,6 +210,7 @@ static int usf_decode_all(const uint8_t *b, const struct usf_hdr *h, uint64_t va
 		len = usf_decode_fres(sec, &sec->funcs[i], &c);
 		if (len < 0)
 			return -1;
+		sec->funcs[i].addr_bytes = usf_fre_addr_bytes(c.fre_type);
 		blk[i].off = off;
 		blk[i].len = len + (h->version == 3 ? USF_ATTR_V3_SIZE : 0);
 		blk[i].fi = i;

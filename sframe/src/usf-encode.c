@@ -32,18 +32,23 @@ static void usf_out_bytes(struct usf_out *o, uint64_t v, unsigned int n)
 	o->pos += n;
 }
 
-/* The start type: the function's pcs (or the rows' starts) fit it. */
-static unsigned int usf_fre_type(const struct usf_func *f)
+/*
+ * The start type: the smallest the function's pcs (and the rows' starts)
+ * fit, or with @keep the one it was decoded with, when larger.
+ */
+static unsigned int usf_fre_type(const struct usf_func *f, bool keep)
 {
 	uint64_t need = f->size;
+	unsigned int t;
 
 	if (f->nr_rows && f->rows[f->nr_rows - 1].start + 1ULL > need)
 		need = f->rows[f->nr_rows - 1].start + 1ULL;
-	if (need <= 0xff)
-		return USF_FRE_ADDR1;
-	if (need <= 0xffff)
+	t = need <= 0xff ? USF_FRE_ADDR1 : need <= 0xffff ? USF_FRE_ADDR2 : USF_FRE_ADDR4;
+	if (keep && f->addr_bytes == 4)
+		return USF_FRE_ADDR4;
+	if (keep && f->addr_bytes == 2 && t < USF_FRE_ADDR2)
 		return USF_FRE_ADDR2;
-	return USF_FRE_ADDR4;
+	return t;
 }
 
 /* The data items of a row, and which of them are control words. */
@@ -106,9 +111,9 @@ static unsigned int usf_item_size(const uint32_t *items, unsigned int n, unsigne
 }
 
 static void usf_emit_fres(struct usf_out *o, const struct usf_section *sec,
-			  const struct usf_func *f, unsigned int version)
+			  const struct usf_func *f, unsigned int version, bool keep)
 {
-	unsigned int t = usf_fre_type(f), ab = usf_fre_addr_bytes(t);
+	unsigned int t = usf_fre_type(f, keep), ab = usf_fre_addr_bytes(t);
 	uint32_t ri;
 
 	if (version == 3) {
@@ -139,9 +144,9 @@ static void usf_emit_fres(struct usf_out *o, const struct usf_section *sec,
 }
 
 static void usf_emit_fde(struct usf_out *o, const struct usf_func *f, unsigned int version,
-			 uint64_t start_rel, uint32_t fre_off)
+			 bool keep, uint64_t start_rel, uint32_t fre_off)
 {
-	uint8_t info = (f->pc_type << 4) | usf_fre_type(f);
+	uint8_t info = (f->pc_type << 4) | usf_fre_type(f, keep);
 
 	if (f->flags & USF_FUNC_PAUTH_B)
 		info |= 1 << 5;
@@ -174,7 +179,7 @@ static int usf_encode_check(const struct usf_section *sec, unsigned int version,
 
 	if (version < 1 || version > 3)
 		return usf_error(EINVAL, "cannot encode SFrame version %u", version);
-	if (flags & ~allowed[version])
+	if (flags & ~(allowed[version] | USF_ENC_KEEP_ADDR))
 		return usf_error(EINVAL, "flags %#x not allowed in version %u", flags, version);
 	if (usf_section_check(sec))
 		return -1;
@@ -212,8 +217,8 @@ static int usf_rank_cmp(const void *a, const void *b)
 }
 
 /* FRE block offsets: blocks in layout order, then function order. */
-static int usf_layout(const struct usf_section *sec, unsigned int version, uint32_t *off,
-		      uint64_t *fre_len)
+static int usf_layout(const struct usf_section *sec, unsigned int version, bool keep,
+		      uint32_t *off, uint64_t *fre_len)
 {
 	struct usf_out count = { 0 };
 	struct usf_rank *order;
@@ -229,7 +234,7 @@ static int usf_layout(const struct usf_section *sec, unsigned int version, uint3
 	qsort(order, sec->nr_funcs, sizeof(*order), usf_rank_cmp);
 	for (i = 0; i < sec->nr_funcs; i++) {
 		off[order[i].fi] = count.pos;
-		usf_emit_fres(&count, sec, &sec->funcs[order[i].fi], version);
+		usf_emit_fres(&count, sec, &sec->funcs[order[i].fi], version, keep);
 		if (count.pos > UINT32_MAX) {
 			free(order);
 			return usf_error(EOVERFLOW, "FRE sub-section over 4 GiB");
@@ -262,6 +267,7 @@ static int usf_emit_all(struct usf_out *o, const struct usf_section *sec, unsign
 			unsigned int flags, uint64_t vaddr, const uint32_t *off, uint32_t fre_len)
 {
 	size_t fde_size = usf_fde_size(version), fres_at;
+	bool keep = flags & USF_ENC_KEEP_ADDR;
 	uint64_t num_fres = 0;
 	uint32_t i;
 
@@ -270,6 +276,7 @@ static int usf_emit_all(struct usf_out *o, const struct usf_section *sec, unsign
 	if (num_fres > UINT32_MAX)
 		return usf_error(EOVERFLOW, "%llu rows: over the header's 32 bits",
 				 (unsigned long long)num_fres);
+	flags &= 0xff;
 	usf_emit_header(o, sec, version, flags, num_fres, fre_len);
 	for (i = 0; i < sec->nr_funcs; i++) {
 		const struct usf_func *f = &sec->funcs[i];
@@ -281,12 +288,12 @@ static int usf_emit_all(struct usf_out *o, const struct usf_section *sec, unsign
 					 "%s: beyond the 32-bit start of version %u", i,
 					 (unsigned long long)f->start, (long long)rel,
 					 flags & USF_F_PCREL ? "FDE" : "section", version);
-		usf_emit_fde(o, f, version, rel, off[i]);
+		usf_emit_fde(o, f, version, keep, rel, off[i]);
 	}
 	fres_at = o->pos;
 	for (i = 0; i < sec->nr_funcs; i++) {
 		o->pos = fres_at + off[i];
-		usf_emit_fres(o, sec, &sec->funcs[i], version);
+		usf_emit_fres(o, sec, &sec->funcs[i], version, keep);
 	}
 	o->pos = USF_HEADER_SIZE + sec->nr_funcs * fde_size + fre_len;
 	return 0;
@@ -298,7 +305,9 @@ static int usf_emit_all(struct usf_out *o, const struct usf_section *sec, unsign
  * @version: 1, 2 or 3
  * @flags: header flags besides USF_F_FDE_SORTED (always set):
  *	USF_F_PCREL (V2, V3: starts relative to their FDE field, else to the
- *	section), USF_F_FRAME_POINTER (V1, V2)
+ *	section), USF_F_FRAME_POINTER (V1, V2); and the option
+ *	USF_ENC_KEEP_ADDR: each function's FRE starts keep the size they were
+ *	decoded with when larger than needed (to give back a linker's bytes)
  * @section_vaddr: the address the section will be at
  * @buf: where to write it, may be NULL when @size is 0
  * @size: the room at @buf
@@ -326,7 +335,7 @@ ssize_t usf_section_encode(const struct usf_section *sec, unsigned int version,
 	off = malloc((sec->nr_funcs + 1) * sizeof(*off));
 	if (!off)
 		return usf_error(ENOMEM, "out of memory");
-	if (usf_layout(sec, version, off, &fre_len)) {
+	if (usf_layout(sec, version, flags & USF_ENC_KEEP_ADDR, off, &fre_len)) {
 		free(off);
 		return -1;
 	}

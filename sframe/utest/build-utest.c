@@ -275,10 +275,38 @@ static void test_build_refused(void)
 	usf_section_release(&sec);
 }
 
+/* Smallest FRE starts, or those the decoder saw with USF_ENC_KEEP_ADDR */
+static void test_build_keep_addr(void)
+{
+	struct usf_section sec, back;
+	size_t small, kept;
+	void *a, *b;
+
+	if (!UT_CHECK(!ut_build_section(&sec, USF_ABI_AMD64_LE, false), "%s", usf_last_error()))
+		return;
+	sec.funcs[0].addr_bytes = 2;	/* 4 rows, 0x40 bytes: 1-byte starts do */
+	a = ut_encode(&sec, 2, 0, 0x1000, &small);
+	b = ut_encode(&sec, 2, USF_ENC_KEEP_ADDR, 0x1000, &kept);
+	UT_CHECK(a && b && kept == small + sec.funcs[0].nr_rows, "%zu bytes kept, %zu smallest",
+		 kept, small);
+	if (b && UT_CHECK(!usf_section_decode(b, kept, 0x1000, &back), "%s", usf_last_error())) {
+		UT_CHECK(back.funcs[0].addr_bytes == 2 && back.funcs[1].addr_bytes == 2 &&
+			 back.funcs[2].addr_bytes == 4, "decoded start sizes %u %u %u",
+			 back.funcs[0].addr_bytes, back.funcs[1].addr_bytes,
+			 back.funcs[2].addr_bytes);
+		ut_same_section(&sec, &back, 0, false);
+		usf_section_release(&back);
+	}
+	free(a);
+	free(b);
+	usf_section_release(&sec);
+}
+
 void usf_utest_build_register(void)
 {
 	CU_pSuite s = CU_add_suite("build", NULL, NULL);
 
 	CU_add_test(s, "versions-abis-byte-orders", test_build_versions);
 	CU_add_test(s, "refused", test_build_refused);
+	CU_add_test(s, "keep-addr", test_build_keep_addr);
 }

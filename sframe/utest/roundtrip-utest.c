@@ -70,7 +70,7 @@ static void test_v1_identical(void)
 	for (i = 0; i < 2; i++) {
 		if (!ut_fix_load(i, &fx))
 			continue;
-		buf = ut_encode(&fx.sec, 1, 0, fx.vaddr, &size);
+		buf = ut_encode(&fx.sec, 1, USF_ENC_KEEP_ADDR, fx.vaddr, &size);
 		UT_CHECK(buf && size <= fx.size && !memcmp(buf, fx.buf, size),
 			 "%s: V1 encoded again differs (%zu bytes, was %zu)", ut_fixtures[i], size,
 			 fx.size);
@@ -90,12 +90,15 @@ static void test_v1_v2_v3_v1(void)
 	for (i = 0; i < 2; i++) {
 		if (!ut_fix_load(i, &fx))
 			continue;
-		if (ut_through(&fx.sec, 2, 0, fx.vaddr, fx.vaddr, &v2, NULL, &size)) {
+		if (ut_through(&fx.sec, 2, USF_ENC_KEEP_ADDR, fx.vaddr, fx.vaddr, &v2, NULL,
+			       &size)) {
 			ut_same_section(&fx.sec, &v2, 0, true);
 			ut_same_lookups(&fx.sec, &v2, 0);
-			if (ut_through(&v2, 3, USF_F_PCREL, fx.vaddr, fx.vaddr, &v3, NULL, &size)) {
+			if (ut_through(&v2, 3, USF_F_PCREL | USF_ENC_KEEP_ADDR, fx.vaddr, fx.vaddr,
+				       &v3, NULL, &size)) {
 				ut_same_lookups(&fx.sec, &v3, 0);
-				if (ut_through(&v3, 1, 0, fx.vaddr, fx.vaddr, &v1, &buf, &size)) {
+				if (ut_through(&v3, 1, USF_ENC_KEEP_ADDR, fx.vaddr, fx.vaddr, &v1,
+					       &buf, &size)) {
 					ut_same_lookups(&fx.sec, &v1, 0);
 					UT_CHECK(size <= fx.size && !memcmp(buf, fx.buf, size),
 						 "%s: V1 -> V2 -> V3 -> V1 bytes differ", ut_fixtures[i]);
@@ -145,15 +148,16 @@ static void test_byte_orders(void)
 			continue;
 		for (v = 1; v <= 3; v++) {
 			fx.sec.big_endian = true;
-			if (!ut_through(&fx.sec, v, v > 1 ? USF_F_PCREL : 0, fx.vaddr, fx.vaddr, &be,
-					NULL, &size))
+			if (!ut_through(&fx.sec, v, (v > 1 ? USF_F_PCREL : 0) | USF_ENC_KEEP_ADDR,
+					fx.vaddr, fx.vaddr, &be, NULL, &size))
 				continue;
 			UT_CHECK(be.big_endian, "V%u: decoded as little endian", v);
 			ut_same_section(&fx.sec, &be, 0, true);
 			ut_same_lookups(&fx.sec, &be, 0);
 			/* and back to little endian: the bytes gas wrote */
 			be.big_endian = false;
-			if (ut_through(&be, 1, 0, fx.vaddr, fx.vaddr, &le, &buf, &size)) {
+			if (ut_through(&be, 1, USF_ENC_KEEP_ADDR, fx.vaddr, fx.vaddr, &le, &buf,
+				       &size)) {
 				UT_CHECK(!memcmp(buf, fx.buf, size), "V%u big endian -> V1: differs", v);
 				free(buf);
 				usf_section_release(&le);
