@@ -188,16 +188,36 @@ static int usf_cmd_convert(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "a:v:o:", opts, NULL)) != -1) {
 		switch (c) {
-		case 'a': vaddr = usf_parse_addr(optarg, "--vaddr"); break;
-		case 'v': version = usf_parse_addr(optarg, "--version"); break;
-		case 'p': pcrel = 1; break;
-		case 'P': pcrel = 0; break;
-		case 'o': out_vaddr = usf_parse_addr(optarg, "--out-vaddr"); have_out = true; break;
-		case 'e': elf = true; break;
-		case 'B': order = 1; break;
-		case 'L': order = 0; break;
-		case 's': keep = false; break;
-		default: return 2;
+		case 'a':
+			vaddr = usf_parse_addr(optarg, "--vaddr");
+			break;
+		case 'v':
+			version = usf_parse_addr(optarg, "--version");
+			break;
+		case 'p':
+			pcrel = 1;
+			break;
+		case 'P':
+			pcrel = 0;
+			break;
+		case 'o':
+			out_vaddr = usf_parse_addr(optarg, "--out-vaddr");
+			have_out = true;
+			break;
+		case 'e':
+			elf = true;
+			break;
+		case 'B':
+			order = 1;
+			break;
+		case 'L':
+			order = 0;
+			break;
+		case 's':
+			keep = false;
+			break;
+		default:
+			return 2;
 		}
 	}
 	if (argc - optind != 2 || version < 1 || version > 3)

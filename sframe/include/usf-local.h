@@ -55,6 +55,8 @@
 	((uint8_t)(((base) & 1) | (((count) & 0xf) << 1) | (((size) & 3) << 5) | \
 		   (!!(mangled) << 7)))
 
+#define USF_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 /* Largest number of data items of any row (FLEX: CFA, RA, FP pairs) */
 #define USF_MAX_ITEMS		6
 
@@ -116,9 +118,12 @@ static inline bool usf_host_big_endian(void)
 static inline size_t usf_fde_size(unsigned int version)
 {
 	switch (version) {
-	case 1: return USF_FDE_V1_SIZE;
-	case 2: return USF_FDE_V2_SIZE;
-	case 3: return USF_FDE_V3_SIZE;
+	case 1:
+		return USF_FDE_V1_SIZE;
+	case 2:
+		return USF_FDE_V2_SIZE;
+	case 3:
+		return USF_FDE_V3_SIZE;
 	}
 	return 0;
 }

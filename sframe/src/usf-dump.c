@@ -12,10 +12,14 @@
 static const char *usf_abi_name(uint8_t abi)
 {
 	switch (abi) {
-	case USF_ABI_AARCH64_BE: return "AARCH64 big endian";
-	case USF_ABI_AARCH64_LE: return "AARCH64 little endian";
-	case USF_ABI_AMD64_LE: return "AMD64 little endian";
-	case USF_ABI_S390X_BE: return "s390x big endian";
+	case USF_ABI_AARCH64_BE:
+		return "AARCH64 big endian";
+	case USF_ABI_AARCH64_LE:
+		return "AARCH64 little endian";
+	case USF_ABI_AMD64_LE:
+		return "AMD64 little endian";
+	case USF_ABI_S390X_BE:
+		return "s390x big endian";
 	}
 	return "unknown";
 }

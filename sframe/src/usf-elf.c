@@ -120,9 +120,10 @@ int usf_elf_find_sframe(const char *path, void **buf, size_t *size, uint64_t *va
 	if (!elf)
 		return -1;
 	scn = usf_elf_scn(elf, &shdr);
+	data = scn && shdr.sh_type != SHT_NOBITS ? elf_rawdata(scn, NULL) : NULL;
 	if (!scn) {
 		ret = usf_elf_segment(elf, path, buf, size, vaddr);
-	} else if (shdr.sh_type == SHT_NOBITS || !(data = elf_rawdata(scn, NULL))) {
+	} else if (!data) {
 		ret = usf_error(EINVAL, "%s: .sframe has no bytes in the file", path);
 	} else {
 		*vaddr = shdr.sh_addr;
@@ -190,7 +191,8 @@ int usf_elf_replace_sframe(const char *in, const char *out, const void *buf, siz
 		return -1;
 	elf_flagelf(elf, ELF_C_SET, ELF_F_LAYOUT);
 	scn = usf_elf_scn(elf, &shdr);
-	if (!scn || shdr.sh_type == SHT_NOBITS || !(data = elf_getdata(scn, NULL))) {
+	data = scn && shdr.sh_type != SHT_NOBITS ? elf_getdata(scn, NULL) : NULL;
+	if (!data) {
 		ret = usf_error(ENOENT, "%s: no .sframe section with bytes to replace", in);
 	} else if (size > data->d_size) {
 		ret = usf_error(ENOSPC, "%zu bytes do not fit the %zu-byte .sframe of %s", size,

@@ -23,10 +23,18 @@ static void usf_out_bytes(struct usf_out *o, uint64_t v, unsigned int n)
 		uint8_t *p = o->buf + o->pos;
 
 		switch (n) {
-		case 1: *p = v; break;
-		case 2: usf_put16(p, v, o->swap); break;
-		case 4: usf_put32(p, v, o->swap); break;
-		default: usf_put64(p, v, o->swap); break;
+		case 1:
+			*p = v;
+			break;
+		case 2:
+			usf_put16(p, v, o->swap);
+			break;
+		case 4:
+			usf_put32(p, v, o->swap);
+			break;
+		default:
+			usf_put64(p, v, o->swap);
+			break;
 		}
 	}
 	o->pos += n;

@@ -44,10 +44,14 @@ static uint32_t usf_absurd(struct usf_mut *m, uint32_t near)
 	static const uint32_t vals[] = { 0, 1, 0x7fffffff, 0x80000000, 0xffffffff, 0xfffffff0 };
 
 	switch (usf_below(m, 4)) {
-	case 0: return vals[usf_below(m, sizeof(vals) / sizeof(vals[0]))];
-	case 1: return near + 1 + usf_below(m, 16);
-	case 2: return near - 1 - usf_below(m, 16);
-	default: return usf_rand(m);
+	case 0:
+		return vals[usf_below(m, USF_ARRAY_SIZE(vals))];
+	case 1:
+		return near + 1 + usf_below(m, 16);
+	case 2:
+		return near - 1 - usf_below(m, 16);
+	default:
+		return usf_rand(m);
 	}
 }
 
@@ -105,10 +109,18 @@ static void usf_mut_version(struct usf_mut *m)
 	static const uint8_t versions[] = { 0, 1, 2, 3, 4, 0xff };
 
 	switch (usf_below(m, 4)) {
-	case 0: m->p[usf_below(m, 2)] ^= 1 + usf_below(m, 255); break;
-	case 1: m->p[USF_H_VERSION] = versions[usf_below(m, sizeof(versions))]; break;
-	case 2: m->p[USF_H_FLAGS] |= 1u << usf_below(m, 8); break;
-	default: m->p[USF_H_AUXHDR_LEN] = 1 + usf_below(m, 255); break;
+	case 0:
+		m->p[usf_below(m, 2)] ^= 1 + usf_below(m, 255);
+		break;
+	case 1:
+		m->p[USF_H_VERSION] = versions[usf_below(m, sizeof(versions))];
+		break;
+	case 2:
+		m->p[USF_H_FLAGS] |= 1u << usf_below(m, 8);
+		break;
+	default:
+		m->p[USF_H_AUXHDR_LEN] = 1 + usf_below(m, 255);
+		break;
 	}
 }
 
@@ -178,9 +190,17 @@ static void usf_mut_fre(struct usf_mut *m)
 	if (!m->fre_len || at >= m->size)
 		return;
 	switch (usf_below(m, 3)) {
-	case 0: m->p[at] = usf_rand(m); break;
-	case 1: m->p[at] |= 0x1e; break;	/* many data items */
-	default: m->p[at] ^= 0x60; break;	/* other item size */
+	case 0:
+		m->p[at] = usf_rand(m);
+		break;
+	case 1:
+		m->p[at] |= 0x1e;
+		break;
+		/* many data items */;
+	default:
+		m->p[at] ^= 0x60;
+		break;
+		/* other item size */;
 	}
 }
 
@@ -245,14 +265,30 @@ ssize_t usf_mutate(const void *in, size_t size, uint64_t seed, void *out, size_t
 	case USF_MUT_TRUNCATE:
 		m.size = usf_below(&m, size);
 		break;
-	case USF_MUT_VERSION: usf_mut_version(&m); break;
-	case USF_MUT_COUNTS: usf_mut_counts(&m); break;
-	case USF_MUT_UNSORT: usf_mut_unsort(&m); break;
-	case USF_MUT_FUNC_SIZE: usf_mut_fde_field(&m, usf_below(&m, 2)); break;
-	case USF_MUT_FRE_OFF: usf_mut_fde_field(&m, 2); break;
-	case USF_MUT_SHARED: usf_mut_shared(&m); break;
-	case USF_MUT_FRE: usf_mut_fre(&m); break;
-	default: usf_mut_bitflip(&m); break;
+	case USF_MUT_VERSION:
+		usf_mut_version(&m);
+		break;
+	case USF_MUT_COUNTS:
+		usf_mut_counts(&m);
+		break;
+	case USF_MUT_UNSORT:
+		usf_mut_unsort(&m);
+		break;
+	case USF_MUT_FUNC_SIZE:
+		usf_mut_fde_field(&m, usf_below(&m, 2));
+		break;
+	case USF_MUT_FRE_OFF:
+		usf_mut_fde_field(&m, 2);
+		break;
+	case USF_MUT_SHARED:
+		usf_mut_shared(&m);
+		break;
+	case USF_MUT_FRE:
+		usf_mut_fre(&m);
+		break;
+	default:
+		usf_mut_bitflip(&m);
+		break;
 	}
 	if (mut_class)
 		*mut_class = c;
