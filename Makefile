@@ -8,6 +8,8 @@
 #   make perf      build tools/perf of the patched tree (build/perf/perf)
 #   make fuzz      run the libFuzzer targets, FUZZ_SECONDS (60) each
 #   make kernel-patches   export build/linux base..HEAD to kernel/patches/
+#   make sframe-mutate    usf_mutate() 100,000 times into the SFrame decoder
+#                         under ASan and UBSan (sframe/)
 #
 # V=1 shows the commands.
 
@@ -17,6 +19,10 @@ PROGS   := $(BUILD)/progs
 LIBEXT  := $(MAKE) --no-print-directory -C libtracefs-ext O=$(BUILD)/libtracefs-ext
 # The library and its tests again under ASan and UBSan (tests/run.sh runs both).
 LIBEXT_ASAN := $(MAKE) --no-print-directory -C libtracefs-ext O=$(BUILD)/libtracefs-ext-asan \
+	   SANITIZE=address,undefined
+# libusf and ustack-sframe (SFrame V1/V2/V3), and again under ASan and UBSan.
+SFRAME  := $(MAKE) --no-print-directory -C sframe O=$(BUILD)/sframe
+SFRAME_ASAN := $(MAKE) --no-print-directory -C sframe O=$(BUILD)/sframe-asan \
 	   SANITIZE=address,undefined
 PLUGIN  := $(MAKE) --no-print-directory -C trace-cmd-plugin O=$(BUILD)/trace-cmd-plugin \
 	   LIBEXT_O=$(BUILD)/libtracefs-ext
@@ -33,12 +39,18 @@ PROG_CFLAGS := -O2 -g -Wall -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
 PROG_SRC    := tests/progs
 
 .PHONY: all deps kernel-tree kernel-tree-reset kernel kernel-debug kernel-patches perf \
-	progs libtracefs-ext trace-cmd-plugin check demo bench clean distclean
+	progs libtracefs-ext trace-cmd-plugin sframe sframe-mutate check demo bench clean distclean
 
-all: kernel perf progs libtracefs-ext trace-cmd-plugin
+all: kernel perf progs libtracefs-ext trace-cmd-plugin sframe
 
 libtracefs-ext:
 	$(Q)$(LIBEXT)
+
+sframe:
+	$(Q)$(SFRAME)
+
+sframe-mutate:
+	$(Q)$(SFRAME) mutate-long
 
 # The trace-cmd plugin links libtracefs-ext statically (it builds it first).
 trace-cmd-plugin: libtracefs-ext
@@ -127,10 +139,12 @@ $(PROGS)/ustack-sample32: $(PROG_SRC)/sample.c $(PROG_SRC)/sample-lib.c $(PROG_S
 # DEBUG=1: also build the debug kernel and run the guest tests marked
 # "kernels: normal debug" on it.
 check: deps
-	$(Q)$(MAKE) --no-print-directory kernel perf progs libtracefs-ext trace-cmd-plugin DEBUG=
+	$(Q)$(MAKE) --no-print-directory kernel perf progs libtracefs-ext trace-cmd-plugin sframe DEBUG=
 	$(Q)if [ "$(DEBUG)" = 1 ]; then $(MAKE) --no-print-directory kernel DEBUG=1; fi
 	$(Q)$(LIBEXT) utest
 	$(Q)$(LIBEXT_ASAN) utest
+	$(Q)$(SFRAME) utest
+	$(Q)$(SFRAME_ASAN) utest
 	$(Q)$(FUZZ)
 	$(Q)USTACK_DEBUG=$(DEBUG) tests/run.sh
 
@@ -156,10 +170,12 @@ demo: deps
 
 clean:
 	$(Q)$(LIBEXT) clean
+	$(Q)$(SFRAME) clean
 	$(Q)$(PLUGIN) clean
 	$(Q)rm -rf $(PROGS) $(BUILD)/guest $(BUILD)/tests $(BUILD)/perf
 
 distclean:
 	$(Q)$(LIBEXT) clean
+	$(Q)$(SFRAME) clean
 	$(Q)$(PLUGIN) clean
 	$(Q)rm -rf $(BUILD)

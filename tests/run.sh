@@ -77,10 +77,12 @@ for t in "$top"/tests/host/*.sh; do
 	count "$name" "$log" $?
 done
 # The CUnit binaries make check builds: "name path" (the libtracefs-ext
-# tests as built, and again under ASan and UBSan).
+# and sframe tests as built, and again under ASan and UBSan).
 cunit_bins=(
 	"libtracefs-ext-utest build/libtracefs-ext/utest/libtracefs-ext-utest"
 	"libtracefs-ext-utest-asan build/libtracefs-ext-asan/utest/libtracefs-ext-utest"
+	"sframe-utest build/sframe/utest/usf-utest"
+	"sframe-utest-asan build/sframe-asan/utest/usf-utest"
 )
 for entry in "${cunit_bins[@]}"; do
 	name=cunit/${entry%% *}

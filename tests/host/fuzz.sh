@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The libFuzzer targets of libtracefs-ext (tests/fuzz/, built by make check
+# The libFuzzer targets of libtracefs-ext and libusf (tests/fuzz/, built by make check
 # into build/fuzz): each replays its committed corpus (the seeds, and every
 # input that once crashed it), then fuzzes for FUZZ_CHECK_SECONDS (45) from
 # there. A target that is not built, a crash, a leak, a sanitizer report or
@@ -19,7 +19,7 @@ mkdir -p "$artifacts"
 # The last lines of a libFuzzer log that say what went wrong.
 why() { grep -E 'ERROR|SUMMARY|runtime error|Test unit written' "$1" | head -n 3 | tr '\n' ' '; }
 
-for t in stitch decode symbolize; do
+for t in stitch decode symbolize sframe; do
 	fuzzer=$bin/fuzz-$t
 	if [ ! -x "$fuzzer" ]; then
 		fail "fuzz $t" "${fuzzer#"$USTACK_TOP"/} not built (make -C tests/fuzz)"
