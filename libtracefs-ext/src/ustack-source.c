@@ -7,8 +7,8 @@
  * innermost function; dwarf_getscopes() gives the scopes around it, innermost
  * first: each DW_TAG_inlined_subroutine is a function inlined there, whose
  * DW_AT_call_file and DW_AT_call_line are where it was called from, in the
- * next function out; the DW_TAG_subprogram ends the chain. This is what
- * addr2line -i prints.
+ * next function out (found among dwarf_getscopes_die() of the instance); the
+ * DW_TAG_subprogram ends the chain. This is what addr2line -i prints.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,6 +17,9 @@
 #include <elfutils/libdw.h>
 
 #include "ustack-local.h"
+
+/* The most functions of one chain: deeper inlining is cut there. */
+#define USTACK_INLINE_MAX	32
 
 /**
  * ustack_source_clear - forget what lookup_source() said last
@@ -84,7 +87,7 @@ static void ustack_call_site(Dwarf_Die *cu, Dwarf_Die *die, struct ustack_source
 static int ustack_source_chain(struct ustack_symbolizer *sym, struct ustack_file *f,
 			       unsigned long long addr)
 {
-	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Die *cu, *scopes = NULL, *outer;
 	Dwfl_Line *line;
 	Dwarf_Addr bias;
 	int i, n = 0, tag, line_no = 0, col = 0;
@@ -98,14 +101,14 @@ static int ustack_source_chain(struct ustack_symbolizer *sym, struct ustack_file
 		n = dwarf_getscopes(cu, addr - bias, &scopes);
 	if (n < 0)
 		n = 0;
-	sym->src = calloc(n + 1, sizeof(*sym->src));
-	sym->src_names = calloc(n + 1, sizeof(*sym->src_names));
+	sym->src = calloc(USTACK_INLINE_MAX + 1, sizeof(*sym->src));
+	sym->src_names = calloc(USTACK_INLINE_MAX + 1, sizeof(*sym->src_names));
 	if (!sym->src || !sym->src_names)
 		goto nomem;
 	sym->src[0].file = file;
 	sym->src[0].line = line_no > 0 ? line_no : 0;
 	sym->src[0].column = col > 0 ? col : 0;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && sym->nr_src < USTACK_INLINE_MAX; i++) {
 		tag = dwarf_tag(&scopes[i]);
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
 			continue;
@@ -116,6 +119,17 @@ static int ustack_source_chain(struct ustack_symbolizer *sym, struct ustack_file
 			break;
 		sym->src[sym->nr_src - 1].inlined = true;
 		ustack_call_site(cu, &scopes[i], &sym->src[sym->nr_src]);
+		/*
+		 * After an inlined instance come the scopes of its abstract
+		 * definition: the function it was inlined into is among the
+		 * scopes around the instance itself ([0] is the instance).
+		 */
+		n = dwarf_getscopes_die(&scopes[i], &outer);
+		if (n <= 0)
+			break;
+		free(scopes);
+		scopes = outer;
+		i = 0;
 	}
 	/* no function in the DWARF: the line alone, if there is one */
 	if (!sym->nr_src && file)
