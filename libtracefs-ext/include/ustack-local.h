@@ -44,6 +44,14 @@ struct ustack_hit {
 	bool			used;
 };
 
+/* A sized symbol found: [start, end) answers without libdwfl. */
+struct ustack_range {
+	unsigned long long	start;
+	unsigned long long	end;
+	const char		*name;		/* owned by the hit that found it */
+	const char		*file;
+};
+
 /*
  * One mapped file as the symbolizer knows it: keyed by path and build-id (as
  * asked for). dwfl is NULL when nothing could be read; segs place file offsets;
@@ -65,6 +73,9 @@ struct ustack_file {
 	struct ustack_hit	*hits;		/* hits_size slots, a power of two */
 	size_t			hits_size;
 	size_t			nr_hits;
+	struct ustack_range	*ranges;	/* sized symbols found, by address */
+	size_t			nr_ranges;
+	size_t			ranges_size;
 	char			path[];
 };
 

@@ -10,10 +10,14 @@
  * IFUNC or NOTYPE (assembly labels often have no type) in an executable
  * section; "$x"-style names are ARM mapping symbols.
  *
- * libdwfl searches the symbol table linearly on every call, while a trace
- * asks for the same few addresses again and again: every address asked for
- * is kept in an open-addressing table with its answer (and the demangled
- * name, made once).
+ * libdwfl searches the symbol table linearly on every call (some 100 ns
+ * per symbol), while a trace asks for the same few addresses again and
+ * again: every address asked for is kept in an open-addressing table with
+ * its answer (and the demangled name, made once), and every sized symbol
+ * found answers for the other addresses inside it (a sorted array of
+ * ranges), so that libdwfl is asked once per function. (A symbol nested
+ * inside another, which libdwfl would prefer for the addresses it covers,
+ * is then only found when asked for first.)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -86,9 +90,57 @@ static bool ustack_is_code(const GElf_Sym *sym, Elf *elf, GElf_Word shndx, const
 	       (shdr.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) == (SHF_ALLOC | SHF_EXECINSTR);
 }
 
+/* The index of the first range that starts above addr. */
+static size_t ustack_range_after(const struct ustack_file *f, unsigned long long addr)
+{
+	size_t lo = 0, hi = f->nr_ranges, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (f->ranges[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static const struct ustack_range *ustack_range_find(const struct ustack_file *f,
+						    unsigned long long addr)
+{
+	size_t i = ustack_range_after(f, addr);
+
+	if (!i || addr >= f->ranges[i - 1].end)
+		return NULL;
+	return &f->ranges[i - 1];
+}
+
+/* Keep the range of a sized symbol; a failed allocation only costs speed. */
+static void ustack_range_add(struct ustack_file *f, const struct ustack_hit *hit,
+			     unsigned long long size)
+{
+	size_t i = ustack_range_after(f, hit->start), n = f->ranges_size ? 2 * f->ranges_size : 64;
+	struct ustack_range *r;
+
+	if (hit->start + size < hit->start)
+		return;
+	if (f->nr_ranges == f->ranges_size) {
+		r = realloc(f->ranges, n * sizeof(*r));
+		if (!r)
+			return;
+		f->ranges = r;
+		f->ranges_size = n;
+	}
+	memmove(&f->ranges[i + 1], &f->ranges[i], (f->nr_ranges - i) * sizeof(*r));
+	f->ranges[i] = (struct ustack_range){ hit->start, hit->start + size, hit->name,
+					      hit->file };
+	f->nr_ranges++;
+}
+
 /* Ask libdwfl; the name and its file into hit. Return -1 with errno ENOMEM. */
 static int ustack_hit_fill(struct ustack_file *f, struct ustack_hit *hit)
 {
+	const struct ustack_range *range = ustack_range_find(f, hit->addr);
 	const char *name, *debug_file = NULL;
 	Elf *elf = NULL, *main_elf;
 	GElf_Addr bias;
@@ -97,6 +149,12 @@ static int ustack_hit_fill(struct ustack_file *f, struct ustack_hit *hit)
 	GElf_Sym sym;
 	char *nice;
 
+	if (range) {
+		hit->start = range->start;
+		hit->name = range->name;
+		hit->file = range->file;
+		return 0;
+	}
 	name = dwfl_module_addrinfo(f->mod, hit->addr, &off, &sym, &shndx, &elf, &bias);
 	if (!name || !ustack_is_code(&sym, elf, shndx, name))
 		return 0;
@@ -106,13 +164,17 @@ static int ustack_hit_fill(struct ustack_file *f, struct ustack_hit *hit)
 	dwfl_module_info(f->mod, NULL, NULL, NULL, NULL, NULL, NULL, &debug_file);
 	/* MiniDebugInfo is inside the main file: only the debug file is another */
 	hit->file = elf != main_elf && debug_file ? debug_file : f->opened;
-	if (f->conf->flags & USTACK_SYMBOLIZE_MANGLED)
-		return 0;
-	nice = ustack_demangle(name);
-	if (!nice)
-		return errno == ENOMEM ? -1 : 0;
-	hit->name = nice;
-	hit->owned = true;
+	if (!(f->conf->flags & USTACK_SYMBOLIZE_MANGLED)) {
+		nice = ustack_demangle(name);
+		if (!nice && errno == ENOMEM)
+			return -1;
+		if (nice) {
+			hit->name = nice;
+			hit->owned = true;
+		}
+	}
+	if (sym.st_size && off < sym.st_size)
+		ustack_range_add(f, hit, sym.st_size);
 	return 0;
 }
 
@@ -158,7 +220,11 @@ void ustack_hits_free(struct ustack_file *f)
 			free((char *)f->hits[i].name);
 	}
 	free(f->hits);
+	free(f->ranges);
 	f->hits = NULL;
+	f->ranges = NULL;
 	f->hits_size = 0;
 	f->nr_hits = 0;
+	f->nr_ranges = 0;
+	f->ranges_size = 0;
 }
