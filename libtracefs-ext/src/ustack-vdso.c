@@ -29,10 +29,14 @@
 
 #define USTACK_VDSO		"[vdso]"
 
+/* The ELF headers of this process's word size, as the vDSO has them */
+#define ustack_ehdr		ElfW(Ehdr)
+#define ustack_phdr		ElfW(Phdr)
+
 /* The size of an ELF image in memory: the end of its headers and of its segments. */
-static size_t ustack_image_size(const ElfW(Ehdr) *ehdr)
+static size_t ustack_image_size(const ustack_ehdr *ehdr)
 {
-	const ElfW(Phdr) *phdr = (const void *)((const char *)ehdr + ehdr->e_phoff);
+	const ustack_phdr *phdr = (const void *)((const char *)ehdr + ehdr->e_phoff);
 	size_t size = ehdr->e_shoff + (size_t)ehdr->e_shnum * ehdr->e_shentsize;
 	unsigned int i;
 
@@ -46,7 +50,7 @@ static size_t ustack_image_size(const ElfW(Ehdr) *ehdr)
 /* This process's vDSO as an ELF file in a memfd; NULL when there is none. */
 static Elf *ustack_vdso_own(int *fd)
 {
-	const ElfW(Ehdr) *ehdr = (const void *)getauxval(AT_SYSINFO_EHDR);
+	const ustack_ehdr *ehdr = (const void *)getauxval(AT_SYSINFO_EHDR);
 	size_t size;
 	Elf *elf;
 

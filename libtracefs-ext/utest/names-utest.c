@@ -134,7 +134,7 @@ static void test_jit(void)
 	static const char map[] = "7f0000001000 100 jit_alpha\n"
 				  "not a line\n"
 				  "0x7f0000001100 80 LazyCompile:~beta app.js:3\n"
-				  "7f0000002000 10 \n";
+				  "7f0000002000 10\n";
 	char root[PATH_MAX], tmp[PATH_MAX], path[PATH_MAX], buf[PATH_MAX];
 	struct ustack_frame frame = { .offset = 0x7f0000001010 };
 	struct ustack_stack stack = { .pid = 4242, .nr = 1, .frames = &frame };
@@ -188,9 +188,11 @@ out:
 }
 
 /* This process's vDSO: its build-id and the offset of __vdso_clock_gettime. */
+#define ut_ehdr		ElfW(Ehdr)
+
 static bool ut_vdso(unsigned char *id, size_t *id_size, unsigned long long *off)
 {
-	const ElfW(Ehdr) *ehdr = (const void *)getauxval(AT_SYSINFO_EHDR);
+	const ut_ehdr *ehdr = (const void *)getauxval(AT_SYSINFO_EHDR);
 	Elf *elf = NULL;
 	bool found = false, have_id = false;
 	Elf_Scn *scn = NULL;
@@ -203,7 +205,8 @@ static bool ut_vdso(unsigned char *id, size_t *id_size, unsigned long long *off)
 	if (ehdr)
 		elf = elf_memory((char *)ehdr, ehdr->e_shoff + ehdr->e_shnum * ehdr->e_shentsize);
 	while (elf && (scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &shdr) || !(data = elf_getdata(scn, NULL)))
+		data = gelf_getshdr(scn, &shdr) ? elf_getdata(scn, NULL) : NULL;
+		if (!data)
 			continue;
 		for (i = 0, next = 0; shdr.sh_type == SHT_NOTE; i = next) {
 			next = gelf_getnote(data, i, &nhdr, &name_off, &desc_off);
