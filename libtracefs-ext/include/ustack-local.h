@@ -109,6 +109,7 @@ int ustack_open_regular(const char *path) __hidden;
 Elf *ustack_elf_open(const char *path, int *fd) __hidden;
 void ustack_elf_close(Elf *elf, int fd) __hidden;
 bool ustack_elf_has_build_id(Elf *elf, const unsigned char *build_id, size_t size) __hidden;
+bool ustack_elf_loadable(Elf *elf) __hidden;
 char *ustack_sysroot_path(const struct ustack_conf *conf, const char *path) __hidden;
 
 /* ustack-debug-file.c: the find_debuginfo callback of libdwfl; stand-ins */

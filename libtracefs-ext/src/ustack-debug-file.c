@@ -87,6 +87,8 @@ static bool ustack_debug_fits(const struct ustack_want *want, Elf *elf, int fd)
 
 	if (f && !fstat(fd, &st) && st.st_dev == f->st.st_dev && st.st_ino == f->st.st_ino)
 		return false;
+	if (!ustack_elf_loadable(elf))
+		return false;
 	len = dwelf_elf_gnu_build_id(elf, &id);
 	if (want->need_build_id && len <= 0)
 		return false;

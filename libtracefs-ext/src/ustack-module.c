@@ -53,9 +53,11 @@ static int ustack_find_elf(Dwfl_Module *mod, void **userdata, const char *modnam
 	return fd;
 }
 
+/* Only ET_EXEC and ET_DYN files are reported: nothing of a module is relocated. */
 static const Dwfl_Callbacks ustack_dwfl_callbacks = {
-	.find_elf	= ustack_find_elf,
-	.find_debuginfo	= ustack_debug_find,
+	.find_elf		= ustack_find_elf,
+	.find_debuginfo		= ustack_debug_find,
+	.section_address	= dwfl_offline_section_address,
 };
 
 /* A PT_LOAD with file contents whose end does not wrap around */
@@ -111,8 +113,9 @@ static int ustack_file_segments(struct ustack_file *f, Elf *elf, GElf_Addr *low,
  * @fd: its descriptor; taken over
  * @name: its path (malloc()ed); taken over
  *
- * A file without loadable segments with contents gets no Dwfl: no offset of
- * it can be placed.
+ * A file without loadable segments with contents, or that is not an
+ * executable or a shared object (ET_EXEC, ET_DYN), gets no Dwfl: no offset
+ * of it can be placed.
  *
  * Return: 0 (a file libdwfl refuses is left without a Dwfl); -1 with errno
  * ENOMEM.
@@ -129,7 +132,7 @@ int ustack_file_report(struct ustack_file *f, Elf *elf, int fd, char *name)
 	if (ustack_file_segments(f, elf, &low, &high))
 		goto out;
 	ret = 0;
-	if (!f->nr_segs)
+	if (!f->nr_segs || !ustack_elf_loadable(elf))
 		goto out;
 	f->opened = strdup(name);
 	f->dwfl = dwfl_begin(&ustack_dwfl_callbacks);

@@ -112,6 +112,19 @@ bool ustack_elf_has_build_id(Elf *elf, const unsigned char *build_id, size_t siz
 }
 
 /**
+ * ustack_elf_loadable - is an ELF file an executable or a shared object?
+ * @elf: the file
+ *
+ * Return: true for ET_EXEC and ET_DYN, the files that are mapped as they are.
+ */
+bool ustack_elf_loadable(Elf *elf)
+{
+	GElf_Ehdr ehdr;
+
+	return gelf_getehdr(elf, &ehdr) && (ehdr.e_type == ET_EXEC || ehdr.e_type == ET_DYN);
+}
+
+/**
  * ustack_sysroot_path - a path of the traced machine, as seen on this one
  * @conf: the symbolizer's settings
  * @path: the path as the trace names it

@@ -263,6 +263,30 @@ static void test_vdso(void)
 	ustack_symbolizer_free(sym);
 }
 
+/* A relocatable object with the fixture's segments: no module, nothing resolved. */
+static void test_not_loadable(void)
+{
+	struct ustack_symbolizer *sym;
+	struct utest_blob blob;
+	unsigned char *copy;
+	char path[PATH_MAX];
+
+	copy = malloc(utest_blob_so.size);
+	if (!UT_CHECK(copy, "malloc"))
+		return;
+	memcpy(copy, utest_blob_so.data, utest_blob_so.size);
+	/* e_type, in the file's byte order: the fixture is little-endian here */
+	copy[16] = ET_REL;
+	copy[17] = 0;
+	blob = (struct utest_blob){ copy, utest_blob_so.size };
+	sym = utest_symbolizer(fx.empty_dir);
+	if (sym && UT_CHECK(utest_pathf(path, sizeof(path), "%s/rel.o", fx.tmp_dir) &&
+			    utest_write_blob(path, &blob), "write"))
+		CHECK_UNRESOLVED(sym, path, NULL, 0, fx.funcs[F_ALPHA].offset);
+	ustack_symbolizer_free(sym);
+	free(copy);
+}
+
 void utest_names_register(void)
 {
 	CU_pSuite suite = CU_add_suite(SUITE, utest_fixture_setup, utest_fixture_cleanup);
@@ -274,4 +298,5 @@ void utest_names_register(void)
 	CU_add_test(suite, "sysroot", test_sysroot);
 	CU_add_test(suite, "jit", test_jit);
 	CU_add_test(suite, "vdso", test_vdso);
+	CU_add_test(suite, "not_loadable", test_not_loadable);
 }
