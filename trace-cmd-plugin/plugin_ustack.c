@@ -33,6 +33,7 @@ enum {
 	UP_OPT_NOSYM,
 	UP_OPT_WINDOW,
 	UP_OPT_DEBUG_DIR,
+	UP_OPT_SYSROOT,
 	UP_OPT_STATS,
 	UP_OPT_REOPEN_KB,
 };
@@ -60,6 +61,13 @@ UP_EXPORT struct tep_plugin_option TEP_PLUGIN_OPTIONS[] = {
 		.name = "ustack_debug_dir",
 		.plugin_alias = "ustack",
 		.description = "where separate debug files are (default /usr/lib/debug)",
+		.value = "",
+	},
+	[UP_OPT_SYSROOT] = {
+		.name = "ustack_sysroot",
+		.plugin_alias = "ustack",
+		.description = "look the trace's files up under this directory (a copy of the "
+			       "traced machine's files, or a container's root)",
 		.value = "",
 	},
 	[UP_OPT_STATS] = {
@@ -158,6 +166,7 @@ static struct {
 	unsigned long	window;
 	unsigned long	reopen_kb;
 	char		*debug_dir;
+	char		*sysroot;
 } up_opts;
 
 static const char * const up_lost_why[USTACK_LOST_NR] = {
@@ -471,6 +480,23 @@ static unsigned long up_opt_number(int opt, bool zero_ok, unsigned long def)
 	return def;
 }
 
+/* A directory option: its copy in *copy (NULL when empty); said on stderr when no directory. */
+static int up_opt_dir(int opt, char **copy)
+{
+	const char *dir = TEP_PLUGIN_OPTIONS[opt].value;
+	struct stat st;
+
+	free(*copy);
+	*copy = NULL;
+	if (!dir || !*dir)
+		return 0;
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+		fprintf(stderr, "plugin_ustack: %s=%s is not a directory\n",
+			TEP_PLUGIN_OPTIONS[opt].name, dir);
+	*copy = strdup(dir);
+	return *copy ? 0 : -1;
+}
+
 static int up_opts_snapshot(void)
 {
 	const char *dir = TEP_PLUGIN_OPTIONS[UP_OPT_DEBUG_DIR].value;
@@ -496,7 +522,7 @@ static int up_opts_snapshot(void)
 		if (!up_opts.debug_dir)
 			return -1;
 	}
-	return 0;
+	return up_opt_dir(UP_OPT_SYSROOT, &up_opts.sysroot);
 }
 
 /*
@@ -534,6 +560,7 @@ static bool up_plugin_open_ahead(struct up_plugin *plugin)
 	opts.window = up_opts.window;
 	opts.symbols = !up_opts.nosym;
 	opts.debug_dir = up_opts.debug_dir;
+	opts.sysroot = up_opts.sysroot;
 	opts.reopen_bytes = up_opts.reopen_kb * 1024ULL;
 	plugin->bufs = up_buffers_open(in.file, plugin->tep, &opts);
 	if (!plugin->bufs)
@@ -653,6 +680,8 @@ UP_EXPORT int TEP_PLUGIN_UNLOADER(struct tep_handle *tep)
 		up_input_release();
 		free(up_opts.debug_dir);
 		up_opts.debug_dir = NULL;
+		free(up_opts.sysroot);
+		up_opts.sysroot = NULL;
 	}
 	return 0;
 }

@@ -107,7 +107,8 @@ struct up_texts {
 	bool				unread;	/* a frame of it could not be read */
 };
 
-int up_texts_init(struct up_texts *texts, bool symbols, const char *debug_dir) __hidden;
+int up_texts_init(struct up_texts *texts, bool symbols, const char *debug_dir,
+		  const char *sysroot) __hidden;
 void up_texts_clear(struct up_texts *texts) __hidden;
 struct up_text *up_text_get(struct up_texts *texts, const struct ustack_stack *stack) __hidden;
 void up_text_put(struct up_text *text) __hidden;
@@ -209,6 +210,7 @@ struct up_ahead_opts {
 	size_t			window;		/* the most events held awaiting a stack */
 	bool			symbols;	/* symbolize the frames */
 	const char		*debug_dir;	/* NULL: the default */
+	const char		*sysroot;	/* NULL: none */
 	unsigned long long	reopen_bytes;	/* 0: never (ustack-reopen.c) */
 };
 

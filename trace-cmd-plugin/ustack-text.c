@@ -29,10 +29,12 @@
  * @texts: the texts
  * @symbols: look the frames up in their files; else print them as file+offset
  * @debug_dir: where separate debug files are; NULL for the default
+ * @sysroot: where the traced machine's files are; NULL for this machine's
  *
  * Return: 0; -1 with errno when the symbolizer cannot be made.
  */
-int up_texts_init(struct up_texts *texts, bool symbols, const char *debug_dir)
+int up_texts_init(struct up_texts *texts, bool symbols, const char *debug_dir,
+		  const char *sysroot)
 {
 	memset(texts, 0, sizeof(*texts));
 	if (symbols) {
@@ -41,6 +43,8 @@ int up_texts_init(struct up_texts *texts, bool symbols, const char *debug_dir)
 			return -1;
 		if (debug_dir && *debug_dir &&
 		    ustack_symbolizer_set_debug_dir(texts->sym, debug_dir))
+			return -1;
+		if (sysroot && *sysroot && ustack_symbolizer_set_sysroot(texts->sym, sysroot))
 			return -1;
 	}
 	up_lines_init(&texts->lines, texts->sym);

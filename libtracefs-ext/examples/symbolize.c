@@ -2,12 +2,14 @@
 /*
  * symbolize: print the symbol at offsets in a mapped file.
  *
- *   symbolize [-r] [-d DEBUGDIR] [-b BUILD-ID] FILE OFFSET...
+ *   symbolize [-r] [-l] [-d DEBUGDIR] [-s SYSROOT] [-b BUILD-ID] FILE OFFSET...
  *
  * An OFFSET is what the kernel records for a user stack frame, an offset into
  * the mapped FILE (ip - vma_start + vm_pgoff * page_size), in decimal or in
  * hex with 0x. BUILD-ID is in hex, as "readelf -n" prints it. With -r the
  * offsets are return addresses (the frames of callers, all but the innermost).
+ * With -l each symbol is followed by its source lines, the functions inlined
+ * there first. FILE is looked for under SYSROOT when one is given.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -37,7 +39,9 @@ int main(int argc, char **argv)
 {
 	unsigned char build_id[USTACK_BUILD_ID_MAX];
 	struct ustack_symbolizer *sym;
-	const char *debug_dir = NULL;
+	const char *debug_dir = NULL, *sysroot = NULL;
+	const struct ustack_source *src;
+	int lines = 0, n, j;
 	struct ustack_symbol symbol;
 	unsigned long long offset;
 	unsigned int flags = 0;
@@ -46,7 +50,7 @@ int main(int argc, char **argv)
 	char text[4096];
 	char *end;
 
-	while ((opt = getopt(argc, argv, "b:d:r")) != -1) {
+	while ((opt = getopt(argc, argv, "b:d:lrs:")) != -1) {
 		switch (opt) {
 		case 'b':
 			if (parse_build_id(optarg, build_id, &build_id_size)) {
@@ -57,8 +61,14 @@ int main(int argc, char **argv)
 		case 'd':
 			debug_dir = optarg;
 			break;
+		case 'l':
+			lines = 1;
+			break;
 		case 'r':
 			flags |= USTACK_LOOKUP_RETURN;
+			break;
+		case 's':
+			sysroot = optarg;
 			break;
 		default:
 			goto usage;
@@ -72,8 +82,9 @@ int main(int argc, char **argv)
 		perror("symbolize: ustack_symbolizer_alloc");
 		return 1;
 	}
-	if (debug_dir && ustack_symbolizer_set_debug_dir(sym, debug_dir)) {
-		perror("symbolize: ustack_symbolizer_set_debug_dir");
+	if ((debug_dir && ustack_symbolizer_set_debug_dir(sym, debug_dir)) ||
+	    (sysroot && ustack_symbolizer_set_sysroot(sym, sysroot))) {
+		perror("symbolize: ustack_symbolizer_set_debug_dir/sysroot");
 		ustack_symbolizer_free(sym);
 		return 1;
 	}
@@ -95,12 +106,22 @@ int main(int argc, char **argv)
 		/* "name+0x1a (file)" or "[unknown] (file+0x1234)" */
 		ustack_symbol_format(&symbol, text, sizeof(text));
 		printf("%s\n", text);
+		if (!lines)
+			continue;
+		/* "    at file.c:12 (function)", innermost first */
+		n = ustack_symbolizer_lookup_source(sym, argv[optind], build_id_size ? build_id : NULL,
+						    build_id_size, offset, flags, &src);
+		for (j = 0; j < n; j++)
+			printf("    at %s:%u (%s%s)\n", src[j].file ? src[j].file : "??", src[j].line,
+			       src[j].function ? src[j].function : "??",
+			       src[j].inlined ? ", inlined" : "");
 	}
 
 	ustack_symbolizer_free(sym);
 	return ret;
 
 usage:
-	fprintf(stderr, "usage: symbolize [-r] [-d DEBUGDIR] [-b BUILD-ID] FILE OFFSET...\n");
+	fprintf(stderr, "usage: symbolize [-r] [-l] [-d DEBUGDIR] [-s SYSROOT] [-b BUILD-ID] "
+		"FILE OFFSET...\n");
 	return 2;
 }

@@ -1,15 +1,30 @@
 /* SPDX-License-Identifier: LGPL-2.1 */
 /*
- * Internals of libtracefs-ext shared between its source files. Nothing here
+ * Internals of the symbolizer shared between its source files. Nothing here
  * is exported from the shared library: every global helper is __hidden.
+ *
+ * libdwfl (elfutils) reads the files: one Dwfl with one module per mapped
+ * file, reported with the file the symbolizer opened itself (ustack-open.c),
+ * and a debug file search of its own (ustack-debug-file.c), so that no path
+ * a trace names is ever opened unless it is a regular file.
  */
 #ifndef _USTACK_LOCAL_H
 #define _USTACK_LOCAL_H
 
-#include <gelf.h>
+#include <sys/stat.h>
+#include <elfutils/libdwfl.h>
 #include "ustack.h"
 
 #define __hidden __attribute__((visibility("hidden")))
+
+/* What every file of a symbolizer is read with; owned by the symbolizer. */
+struct ustack_conf {
+	char			*debug_dir;
+	char			*sysroot;	/* NULL: paths are this machine's */
+	unsigned int		flags;		/* USTACK_SYMBOLIZE_* */
+	struct ustack_dbgd	*dbgd;		/* debuginfod, opened on first need */
+	bool			dbgd_tried;
+};
 
 /* One PT_LOAD segment with file contents: [offset, offset + filesz) at vaddr. */
 struct ustack_segment {
@@ -19,76 +34,113 @@ struct ustack_segment {
 	bool			exec;
 };
 
-/* An ELF file opened for reading; the fd and Elf handle live until close. */
-struct ustack_elf {
-	Elf			*elf;
-	int			fd;
-	size_t			build_id_size;
-	unsigned char		build_id[USTACK_BUILD_ID_MAX];
+/* A looked up address of a file, kept for the next lookup of it. */
+struct ustack_hit {
+	unsigned long long	addr;		/* the address looked up */
+	unsigned long long	start;		/* of the symbol; name NULL: none */
+	const char		*name;		/* demangled, or in the symbol table */
+	const char		*file;		/* the file the symbol came from */
+	bool			owned;		/* name is malloc()ed */
+	bool			used;
 };
 
-/*
- * A code symbol: [addr, addr + size) where size is st_size, or the rest of its
- * section for symbols that have no size. name is an offset in the names of its
- * table; rank only orders symbols that share an address while loading.
- */
-struct ustack_sym {
-	unsigned long long	addr;
-	unsigned long long	size;
-	unsigned int		name;
-	unsigned int		rank;
-};
-
-/* Code symbols sorted by address, one per address. */
-struct ustack_symtab {
-	struct ustack_sym	*syms;
-	size_t			nr;
-	char			*names;
+/* A sized symbol found: [start, end) answers without libdwfl. */
+struct ustack_range {
+	unsigned long long	start;
+	unsigned long long	end;
+	const char		*name;		/* owned by the hit that found it */
+	const char		*file;
 };
 
 /*
  * One mapped file as the symbolizer knows it: keyed by path and build-id (as
- * asked for), where its symbols came from, its segments and its symbols.
- * next and hash belong to the symbolizer's cache.
+ * asked for). dwfl is NULL when nothing could be read; segs place file offsets;
+ * hits caches lookups (libdwfl searches its symbol table linearly).
  */
 struct ustack_file {
 	struct ustack_file	*next;
 	unsigned long		hash;
 	size_t			build_id_size;
 	unsigned char		build_id[USTACK_BUILD_ID_MAX];
-	char			*sym_file;	/* NULL when there are no symbols */
+	struct ustack_conf	*conf;
+	Dwfl			*dwfl;
+	Dwfl_Module		*mod;
+	char			*opened;	/* the file reported (or its stand-in) */
+	struct stat		st;		/* of opened: never its own debug file */
+	bool			trusted;	/* opened is the file asked for */
 	struct ustack_segment	*segs;
 	size_t			nr_segs;
-	struct ustack_symtab	symtab;
+	struct ustack_hit	*hits;		/* hits_size slots, a power of two */
+	size_t			hits_size;
+	size_t			nr_hits;
+	struct ustack_range	*ranges;	/* sized symbols found, by address */
+	size_t			nr_ranges;
+	size_t			ranges_size;
 	char			path[];
 };
 
-/* ustack-elf.c: reading one ELF file, never trusting its contents */
-int ustack_elf_open(struct ustack_elf *e, const char *path) __hidden;
-void ustack_elf_close(struct ustack_elf *e) __hidden;
-bool ustack_elf_same_build_id(const struct ustack_elf *e, const unsigned char *build_id,
-			      size_t build_id_size) __hidden;
-int ustack_elf_segments(struct ustack_elf *e, struct ustack_segment **segs, size_t *nr) __hidden;
-Elf_Scn *ustack_elf_find_section(struct ustack_elf *e, Elf64_Word type, const char *name) __hidden;
-const char *ustack_elf_debuglink(struct ustack_elf *e, unsigned int *crc) __hidden;
+struct ustack_perfmap;
 
-/* ustack-symtab.c: code symbols of one symbol table section */
-int ustack_symtab_load(struct ustack_symtab *tab, struct ustack_elf *e, Elf64_Word type) __hidden;
-void ustack_symtab_free(struct ustack_symtab *tab) __hidden;
-const struct ustack_sym *ustack_symtab_find(const struct ustack_symtab *tab,
-					    unsigned long long addr) __hidden;
+/* The symbolizer: its settings, the files read (a hash table), the perf maps read. */
+struct ustack_symbolizer {
+	struct ustack_conf	conf;
+	struct ustack_file	**table;	/* table_size chains, a power of two */
+	size_t			table_size;
+	size_t			nr_files;
+	struct ustack_perfmap	*maps;
+	struct ustack_source	*src;		/* what lookup_source() said last */
+	size_t			nr_src;
+	char			**src_names;	/* its demangled names, nr_src of them */
+};
 
-/* ustack-debug-file.c: finding the separate debug file of an ELF file */
-int ustack_debug_file_open(const char *debug_dir, const char *path, struct ustack_elf *orig,
-			   const unsigned char *build_id, size_t build_id_size,
-			   struct ustack_elf *dbg, struct ustack_symtab *tab,
-			   char **dbg_path) __hidden;
+/* ustack-symbolize.c: a file offset as a module address */
+int ustack_symbolizer_place(struct ustack_symbolizer *sym, const char *path,
+			    const unsigned char *build_id, size_t build_id_size,
+			    unsigned long long offset, unsigned int flags,
+			    struct ustack_file **file, const struct ustack_segment **seg,
+			    unsigned long long *addr) __hidden;
 
-/* ustack-file.c: reading one mapped file for the symbolizer */
-struct ustack_file *ustack_file_read(const char *debug_dir, const char *path,
+/* ustack-jit.c, ustack-source.c: what they keep in the symbolizer */
+void ustack_perfmaps_free(struct ustack_symbolizer *sym) __hidden;
+void ustack_source_clear(struct ustack_symbolizer *sym) __hidden;
+
+/* ustack-open.c: opening files a trace names, and the ELF files among them */
+int ustack_open_regular(const char *path) __hidden;
+Elf *ustack_elf_open(const char *path, int *fd) __hidden;
+void ustack_elf_close(Elf *elf, int fd) __hidden;
+bool ustack_elf_has_build_id(Elf *elf, const unsigned char *build_id, size_t size) __hidden;
+bool ustack_elf_loadable(Elf *elf) __hidden;
+char *ustack_sysroot_path(const struct ustack_conf *conf, const char *path) __hidden;
+
+/* ustack-debug-file.c: the find_debuginfo callback of libdwfl; stand-ins */
+int ustack_debug_find(Dwfl_Module *mod, void **userdata, const char *modname,
+		      Dwarf_Addr base, const char *file_name, const char *link,
+		      GElf_Word crc, char **debug_name) __hidden;
+Elf *ustack_debug_stand_in(struct ustack_conf *conf, const unsigned char *build_id,
+			   size_t size, int *fd, char **name) __hidden;
+
+/* ustack-debuginfod.c: files by build-id from debuginfod servers */
+int ustack_dbgd_find(struct ustack_conf *conf, const unsigned char *build_id, size_t size,
+		     bool executable, char **name) __hidden;
+void ustack_dbgd_free(struct ustack_conf *conf) __hidden;
+
+/* ustack-module.c: one mapped file as a Dwfl */
+struct ustack_file *ustack_file_read(struct ustack_conf *conf, const char *path,
 				     const unsigned char *build_id, size_t build_id_size) __hidden;
 void ustack_file_free(struct ustack_file *f) __hidden;
 const struct ustack_segment *ustack_file_segment(const struct ustack_file *f,
 						 unsigned long long offset) __hidden;
+int ustack_file_report(struct ustack_file *f, Elf *elf, int fd, char *name) __hidden;
+
+/* ustack-hits.c: symbols of a file by address, through libdwfl and a cache */
+const struct ustack_hit *ustack_file_symbol(struct ustack_file *f,
+					    unsigned long long addr) __hidden;
+void ustack_hits_free(struct ustack_file *f) __hidden;
+
+/* ustack-demangle.c */
+char *ustack_demangle(const char *name) __hidden;
+
+/* ustack-vdso.c: the vDSO image a "[vdso]" file entry names */
+int ustack_vdso_read(struct ustack_file *f) __hidden;
 
 #endif /* _USTACK_LOCAL_H */

@@ -303,4 +303,12 @@ int ustack_hand_back(struct ustack_stitcher *st, const struct ustack_out *out) _
 int ustack_drain(struct ustack_stitcher *st) __hidden;
 void ustack_held_clear(struct ustack_stitcher *st) __hidden;
 
+/* ustack-frame-text.c: one frame looked up, and as text */
+int ustack_frame_lookup(const struct ustack_frame *frame, int pid, struct ustack_symbolizer *sym,
+			struct ustack_symbol *symbol) __hidden;
+int ustack_frame_inlines(const struct ustack_frame *frame, struct ustack_symbolizer *sym,
+			 const struct ustack_source **src) __hidden;
+int ustack_frame_text(const struct ustack_frame *frame, int pid, struct ustack_symbolizer *sym,
+		      const char *sep, char *buf, size_t size) __hidden;
+
 #endif /* _USTACK_STITCH_LOCAL_H */

@@ -46,6 +46,16 @@ extern "C" {
  */
 #define USTACK_LOOKUP_RETURN	0x1
 
+/*
+ * Symbolizer flags (ustack_symbolizer_set_flags()); all off by default. The
+ * source lines and inlined calls need the DWARF of the file or of its debug
+ * file; they show in ustack_frame_format(), ustack_stack_format() and
+ * ustack_stack_fold(), and ustack_symbolizer_lookup_source() reads them.
+ */
+#define USTACK_SYMBOLIZE_SRCLINE	0x1	/* "at file.c:12" after a frame */
+#define USTACK_SYMBOLIZE_INLINES	0x2	/* inlined calls as frames of their own */
+#define USTACK_SYMBOLIZE_MANGLED	0x4	/* names as in the symbol table, not demangled */
+
 struct ustack_symbolizer;
 
 /**
@@ -90,6 +100,41 @@ int ustack_symbolizer_lookup(struct ustack_symbolizer *sym, const char *path,
 			     unsigned long long offset, unsigned int flags,
 			     struct ustack_symbol *symbol);
 int ustack_symbol_format(const struct ustack_symbol *symbol, char *buf, size_t size);
+int ustack_symbolizer_set_flags(struct ustack_symbolizer *sym, unsigned int flags);
+unsigned int ustack_symbolizer_get_flags(struct ustack_symbolizer *sym);
+int ustack_symbolizer_set_sysroot(struct ustack_symbolizer *sym, const char *dir);
+const char *ustack_symbolizer_get_sysroot(struct ustack_symbolizer *sym);
+
+/* ustack-jit.c: addresses in no file, from the perf map of their process */
+int ustack_symbolizer_lookup_addr(struct ustack_symbolizer *sym, int pid,
+				  unsigned long long addr, unsigned int flags,
+				  struct ustack_symbol *symbol);
+
+/**
+ * struct ustack_source - one function at a code address, and where in its source
+ * @function: the function (demangled unless USTACK_SYMBOLIZE_MANGLED); NULL
+ *	when not known
+ * @file: the source file; NULL when not known
+ * @line: the line in @file; 0 when not known
+ * @column: the column; 0 when not known
+ * @inlined: @function was inlined into the next entry's function
+ *
+ * Allocated by the library only (an array, innermost function first), so
+ * fields may be added at its end.
+ */
+struct ustack_source {
+	const char	*function;
+	const char	*file;
+	unsigned int	line;
+	unsigned int	column;
+	bool		inlined;
+};
+
+/* ustack-source.c */
+int ustack_symbolizer_lookup_source(struct ustack_symbolizer *sym, const char *path,
+				    const unsigned char *build_id, size_t build_id_size,
+				    unsigned long long offset, unsigned int flags,
+				    const struct ustack_source **source);
 
 /* ustack-control.c: the option user_stacktrace_deferred of an instance */
 int ustack_option_is_supported(struct tracefs_instance *instance);

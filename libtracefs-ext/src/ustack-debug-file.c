@@ -1,155 +1,138 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * Finding the separate debug file of an ELF file whose symbols were stripped.
+ * Finding the separate debug file of a module: the find_debuginfo callback
+ * of libdwfl. The places are those of dwfl_standard_find_debuginfo() (and
+ * GDB's), looked at in the same order, but every candidate is opened by
+ * ustack_open_regular(): a trace can make any of these names a FIFO or a
+ * device, and libdwfl's own search would open it.
  *
- * The places looked at, in order, the way GDB documents them:
  *   1. DEBUGDIR/.build-id/xx/yyyy....debug, where xx is the first byte of the
  *      build-id in hex and yyyy... the rest; the file must carry that build-id;
  *   2. the name in the file's .gnu_debuglink section, in the file's directory,
  *      then in its .debug/ subdirectory, then in DEBUGDIR/<file's directory>/;
- *      the whole file must have the CRC32 the link records.
- * A candidate must also have a .symtab with code symbols. A debug file shares
- * the original's addresses, so its symbols are looked up with the original's
- * program headers.
+ *      the whole file must have the CRC-32 the link records;
+ *   3. a debuginfod server, when DEBUGINFOD_URLS is set (ustack-debuginfod.c).
+ *
+ * A candidate must also have a .symtab, and must not be the file itself.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
+#include <zlib.h>
+#include <elfutils/libdwelf.h>
 
 #include "ustack-local.h"
 
 #define USTACK_CRC_CHUNK	(64 * 1024)
 
 /* What a candidate debug file must match. */
-struct ustack_debug_want {
-	const unsigned char	*build_id;
-	size_t			build_id_size;
-	bool			need_build_id;	/* found by build-id: must carry it */
-	bool			check_crc;	/* found by debug link: must have crc */
-	unsigned int		crc;
-	struct stat		orig;		/* the original file, never its own debug file */
-	bool			have_orig;
+struct ustack_want {
+	const struct ustack_file	*f;
+	const unsigned char		*build_id;
+	size_t				build_id_size;
+	bool				need_build_id;	/* found by build-id */
+	bool				check_crc;	/* found by debug link */
+	GElf_Word			crc;
 };
 
-/* The CRC-32 of IEEE 802.3 (reflected polynomial 0xedb88320), as debug links use. */
-static void ustack_crc32_table(unsigned int table[256])
+/* The CRC-32 of the whole file (zlib's is the one of debug links). */
+static int ustack_crc32_file(int fd, GElf_Word *crc)
 {
-	unsigned int i, j, c;
-
-	for (i = 0; i < 256; i++) {
-		c = i;
-		for (j = 0; j < 8; j++)
-			c = c & 1 ? 0xedb88320U ^ (c >> 1) : c >> 1;
-		table[i] = c;
-	}
-}
-
-/* CRC-32 of the whole file; -1 with errno on a read or allocation error. */
-static int ustack_crc32_file(int fd, unsigned int *crc)
-{
-	unsigned int table[256], c = 0xffffffffU;
+	unsigned long c = crc32(0, NULL, 0);
 	unsigned char *buf;
 	off_t off = 0;
-	ssize_t n, i;
+	ssize_t n;
 
 	buf = malloc(USTACK_CRC_CHUNK);
 	if (!buf)
 		return -1;
-	ustack_crc32_table(table);
-
 	for (;;) {
 		n = pread(fd, buf, USTACK_CRC_CHUNK, off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break;
-		for (i = 0; i < n; i++)
-			c = table[(c ^ buf[i]) & 0xff] ^ (c >> 8);
+		c = crc32(c, buf, n);
 		off += n;
 	}
 	free(buf);
 	if (n < 0)
 		return -1;
-	*crc = c ^ 0xffffffffU;
+	*crc = c;
 	return 0;
 }
 
-/*
- * Open one candidate and check it. Return 0 when it is the debug file (dbg
- * open, tab loaded), 1 when it is not, -1 with errno ENOMEM.
- */
-static int ustack_debug_try(const char *cand, const struct ustack_debug_want *want,
-			    struct ustack_elf *dbg, struct ustack_symtab *tab)
+static bool ustack_has_symtab(Elf *elf)
 {
-	unsigned int crc;
-	struct stat st;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr shdr;
 
-	if (ustack_elf_open(dbg, cand))
-		return errno == ENOMEM ? -1 : 1;
-
-	if (want->have_orig && !fstat(dbg->fd, &st) &&
-	    st.st_dev == want->orig.st_dev && st.st_ino == want->orig.st_ino)
-		goto reject;
-	if (want->need_build_id &&
-	    !ustack_elf_same_build_id(dbg, want->build_id, want->build_id_size))
-		goto reject;
-	/* a build-id on both sides must agree, whichever way the file was found */
-	if (want->build_id_size && dbg->build_id_size &&
-	    !ustack_elf_same_build_id(dbg, want->build_id, want->build_id_size))
-		goto reject;
-	if (want->check_crc) {
-		if (ustack_crc32_file(dbg->fd, &crc)) {
-			if (errno == ENOMEM)
-				goto nomem;
-			goto reject;
-		}
-		if (crc != want->crc)
-			goto reject;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (gelf_getshdr(scn, &shdr) && shdr.sh_type == SHT_SYMTAB)
+			return true;
 	}
-
-	if (ustack_symtab_load(tab, dbg, SHT_SYMTAB))
-		goto nomem;
-	if (tab->nr)
-		return 0;
-
-reject:
-	ustack_elf_close(dbg);
-	return 1;
-nomem:
-	ustack_elf_close(dbg);
-	errno = ENOMEM;
-	return -1;
+	return false;
 }
 
-/* Try cand and free it; on success hand it over in *dbg_path instead. */
-static int ustack_debug_try_path(char *cand, const struct ustack_debug_want *want,
-				 struct ustack_elf *dbg, struct ustack_symtab *tab,
-				 char **dbg_path)
+/* Is the open candidate the debug file? */
+static bool ustack_debug_fits(const struct ustack_want *want, Elf *elf, int fd)
 {
-	int ret;
+	const struct ustack_file *f = want->f;
+	const void *id;
+	struct stat st;
+	GElf_Word crc;
+	ssize_t len;
+
+	if (f && !fstat(fd, &st) && st.st_dev == f->st.st_dev && st.st_ino == f->st.st_ino)
+		return false;
+	if (!ustack_elf_loadable(elf))
+		return false;
+	len = dwelf_elf_gnu_build_id(elf, &id);
+	if (want->need_build_id && len <= 0)
+		return false;
+	/* a build-id on both sides must agree, whichever way the file was found */
+	if (len > 0 && want->build_id_size &&
+	    !ustack_elf_has_build_id(elf, want->build_id, want->build_id_size))
+		return false;
+	if (want->check_crc && (ustack_crc32_file(fd, &crc) || crc != want->crc))
+		return false;
+	return ustack_has_symtab(elf);
+}
+
+/*
+ * Try a candidate (malloc()ed, freed here). Return its descriptor when it
+ * is the debug file, its name then in *name; -1 when it is not, with errno
+ * ENOMEM when memory ran out.
+ */
+static int ustack_debug_try(char *cand, const struct ustack_want *want, char **name)
+{
+	Elf *elf;
+	int fd;
 
 	if (!cand)
 		return -1;
-	ret = ustack_debug_try(cand, want, dbg, tab);
-	if (!ret)
-		*dbg_path = cand;
-	else
-		free(cand);
-	return ret;
+	elf = ustack_elf_open(cand, &fd);
+	if (elf && ustack_debug_fits(want, elf, fd)) {
+		elf_end(elf);
+		*name = cand;
+		return fd;
+	}
+	ustack_elf_close(elf, fd);
+	free(cand);
+	errno = 0;
+	return -1;
 }
 
 static char *ustack_build_id_path(const char *debug_dir, const unsigned char *build_id,
 				  size_t size)
 {
 	char *path, *p;
-	size_t i, len;
+	size_t i;
 
 	/* dir + "/.build-id/" + "xx" + "/" + rest + ".debug" + NUL */
-	len = strlen(debug_dir) + strlen("/.build-id/") + 2 * size + strlen("/.debug") + 1;
-	path = malloc(len);
+	path = malloc(strlen(debug_dir) + strlen("/.build-id/") + 2 * size + strlen("/.debug") + 1);
 	if (!path)
 		return NULL;
 	p = path + sprintf(path, "%s/.build-id/%02x/", debug_dir, build_id[0]);
@@ -159,91 +142,150 @@ static char *ustack_build_id_path(const char *debug_dir, const unsigned char *bu
 	return path;
 }
 
-static int ustack_debug_by_link(const char *debug_dir, const char *path,
-				struct ustack_debug_want *want, const char *link,
-				struct ustack_elf *dbg, struct ustack_symtab *tab,
-				char **dbg_path)
+static int ustack_debug_by_link(const struct ustack_conf *conf, const char *opened,
+				const struct ustack_want *want, const char *link, char **name)
 {
-	const char *slash = strrchr(path, '/');
-	int dlen, ret;
+	const char *slash = strrchr(opened, '/'), *dir = opened;
+	size_t root = conf->sysroot ? strlen(conf->sysroot) : 0;
 	char *cand;
+	int dlen, fd;
 
-	/* the directory of path, without its trailing '/': "" for "/lib.so" */
+	/* the directory of the file, without its trailing '/': "" for "/lib.so" */
 	if (slash) {
-		dlen = slash - path;
+		dlen = slash - opened;
 	} else {
-		path = ".";
+		dir = ".";
 		dlen = 1;
 	}
-
-	if (asprintf(&cand, "%.*s/%s", dlen, path, link) < 0)
+	if (asprintf(&cand, "%.*s/%s", dlen, dir, link) < 0)
 		return -1;
-	ret = ustack_debug_try_path(cand, want, dbg, tab, dbg_path);
-	if (ret <= 0)
-		return ret;
-
-	if (asprintf(&cand, "%.*s/.debug/%s", dlen, path, link) < 0)
+	fd = ustack_debug_try(cand, want, name);
+	if (fd >= 0 || errno == ENOMEM)
+		return fd;
+	if (asprintf(&cand, "%.*s/.debug/%s", dlen, dir, link) < 0)
 		return -1;
-	ret = ustack_debug_try_path(cand, want, dbg, tab, dbg_path);
-	if (ret <= 0)
-		return ret;
+	fd = ustack_debug_try(cand, want, name);
+	if (fd >= 0 || errno == ENOMEM)
+		return fd;
 
-	/* DEBUGDIR mirrors the file system: only an absolute directory fits in it */
-	if (path[0] != '/')
-		return 1;
-	if (asprintf(&cand, "%s%.*s/%s", debug_dir, dlen, path, link) < 0)
+	/* DEBUGDIR mirrors the traced file system: the directory as the trace has it */
+	if (root && !strncmp(dir, conf->sysroot, root) && dlen >= (int)root) {
+		dir += root;
+		dlen -= root;
+	}
+	if (dir[0] != '/')
 		return -1;
-	return ustack_debug_try_path(cand, want, dbg, tab, dbg_path);
+	if (asprintf(&cand, "%s%.*s/%s", conf->debug_dir, dlen, dir, link) < 0)
+		return -1;
+	return ustack_debug_try(cand, want, name);
 }
 
 /**
- * ustack_debug_file_open - find and open the separate debug file of a file
- * @debug_dir: the debug file root, like /usr/lib/debug
- * @path: the file as opened; its directory is where debug links are looked for
- * @orig: the file, or NULL when it is missing or not to be trusted: then only
- *	the build-id path is looked at
- * @build_id: the build-id the debug file must match (optional)
- * @build_id_size: its size; 0 when there is none
- * @dbg: set to the open debug file on success
- * @tab: set to the debug file's code symbols on success
- * @dbg_path: set to the debug file's path (malloc()ed) on success
+ * ustack_debug_find - find the separate debug file of a module
+ * @mod: the module
+ * @userdata: the module's, its struct ustack_file
+ * @modname: unused
+ * @base: unused
+ * @file_name: unused: the file opened is in the struct ustack_file
+ * @link: the name in the file's .gnu_debuglink, or NULL
+ * @crc: the CRC-32 of the debug file the link names
+ * @debug_name: set to the debug file's path (malloc()ed) on success
  *
- * Return: 0 on success; -1 with errno ENOENT when no usable debug file was
- * found, ENOMEM when memory ran out.
+ * The find_debuginfo callback of every module: see above. The build-id
+ * asked for, or else the file's own, is the one the debug file must have.
+ *
+ * Return: the debug file's descriptor; -1 when none was found.
  */
-int ustack_debug_file_open(const char *debug_dir, const char *path, struct ustack_elf *orig,
-			   const unsigned char *build_id, size_t build_id_size,
-			   struct ustack_elf *dbg, struct ustack_symtab *tab, char **dbg_path)
+int ustack_debug_find(Dwfl_Module *mod, void **userdata, const char *modname,
+		      Dwarf_Addr base, const char *file_name, const char *link,
+		      GElf_Word crc, char **debug_name)
 {
-	struct ustack_debug_want want = {
-		.build_id	= build_id,
-		.build_id_size	= build_id_size,
+	struct ustack_file *f = *userdata;
+	struct ustack_want want = {
+		.f		= f,
+		.build_id	= f->build_id,
+		.build_id_size	= f->build_id_size,
+		.crc		= crc,
 	};
-	const char *link;
-	int ret;
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int fd, len;
 
-	if (orig && !fstat(orig->fd, &want.orig))
-		want.have_orig = true;
+	(void)modname;
+	(void)base;
+	(void)file_name;
+	*debug_name = NULL;
+	if (!want.build_id_size) {
+		len = dwfl_module_build_id(mod, &bits, &vaddr);
+		if (len > 0 && len <= USTACK_BUILD_ID_MAX) {
+			want.build_id = bits;
+			want.build_id_size = len;
+		}
+	}
 
 	/* a 1-byte build-id would leave nothing for the file name */
-	if (build_id_size >= 2) {
+	if (want.build_id_size >= 2) {
 		want.need_build_id = true;
-		ret = ustack_debug_try_path(ustack_build_id_path(debug_dir, build_id,
-								  build_id_size),
-					    &want, dbg, tab, dbg_path);
-		if (ret <= 0)
-			return ret;
+		fd = ustack_debug_try(ustack_build_id_path(f->conf->debug_dir, want.build_id,
+							   want.build_id_size), &want, debug_name);
+		if (fd >= 0)
+			return fd;
 		want.need_build_id = false;
 	}
-
-	link = orig ? ustack_elf_debuglink(orig, &want.crc) : NULL;
-	if (link) {
+	if (link && !strchr(link, '/') && f->opened) {
 		want.check_crc = true;
-		ret = ustack_debug_by_link(debug_dir, path, &want, link, dbg, tab, dbg_path);
-		if (ret <= 0)
-			return ret;
+		fd = ustack_debug_by_link(f->conf, f->opened, &want, link, debug_name);
+		if (fd >= 0)
+			return fd;
 	}
-
-	errno = ENOENT;
+	if (want.build_id_size)
+		return ustack_dbgd_find(f->conf, want.build_id, want.build_id_size, false,
+					debug_name);
 	return -1;
+}
+
+/**
+ * ustack_debug_stand_in - a file that can stand in for a missing or replaced one
+ * @conf: the symbolizer's settings
+ * @build_id: the build-id of the file the trace names
+ * @size: its size
+ * @fd: set to the descriptor of the file found
+ * @name: set to its path (malloc()ed)
+ *
+ * The file at the build-id path of the debug directory, else the executable
+ * of that build-id on a debuginfod server. Whether it can place offsets (it
+ * has segment contents) is the caller's to see.
+ *
+ * Return: the file (ELF_C_READ); NULL when there is none, with errno ENOMEM
+ * when memory ran out.
+ */
+Elf *ustack_debug_stand_in(struct ustack_conf *conf, const unsigned char *build_id,
+			   size_t size, int *fd, char **name)
+{
+	char *cand = size >= 2 ? ustack_build_id_path(conf->debug_dir, build_id, size) : NULL;
+	Elf *elf;
+
+	*name = NULL;
+	if (size >= 2 && !cand)
+		return NULL;
+	if (cand) {
+		elf = ustack_elf_open(cand, fd);
+		if (elf && ustack_elf_has_build_id(elf, build_id, size)) {
+			*name = cand;
+			return elf;
+		}
+		ustack_elf_close(elf, *fd);
+		free(cand);
+	}
+	*fd = ustack_dbgd_find(conf, build_id, size, true, name);
+	if (*fd < 0)
+		return NULL;
+	elf = elf_begin(*fd, ELF_C_READ, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF && ustack_elf_has_build_id(elf, build_id, size))
+		return elf;
+	ustack_elf_close(elf, *fd);
+	free(*name);
+	*name = NULL;
+	errno = 0;
+	return NULL;
 }

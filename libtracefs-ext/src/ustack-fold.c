@@ -43,29 +43,50 @@ static void ustack_fold_sep(char *buf, size_t size, size_t *pos)
 	ustack_fold_put(buf, size, pos, ";", false);
 }
 
+/* A frame's functions inlined at it, outermost first, each after a ";". */
+static int ustack_fold_inlines(const struct ustack_frame *frame, struct ustack_symbolizer *sym,
+			       char *buf, size_t size, size_t *pos)
+{
+	const struct ustack_source *src;
+	int n;
+
+	if (!(ustack_symbolizer_get_flags(sym) & USTACK_SYMBOLIZE_INLINES))
+		return 0;
+	n = ustack_frame_inlines(frame, sym, &src);
+	if (n < 0)
+		return -1;
+	while (--n > 0) {
+		ustack_fold_sep(buf, size, pos);
+		ustack_fold_str(buf, size, pos, src[n - 1].function ? src[n - 1].function :
+				"[unknown]");
+	}
+	return 0;
+}
+
 /* One frame's name, after a ";" unless it is the first thing on the line. */
-static int ustack_fold_frame(const struct ustack_frame *frame, struct ustack_symbolizer *sym,
-			     char *buf, size_t size, size_t *pos)
+static int ustack_fold_frame(const struct ustack_frame *frame, int pid,
+			     struct ustack_symbolizer *sym, char *buf, size_t size, size_t *pos)
 {
 	struct ustack_symbol symbol;
 	const char *base;
 
 	if (*pos)
 		ustack_fold_sep(buf, size, pos);
-	if (!frame->file_id || !frame->path) {
+	if (frame->file_id && !frame->path) {
 		ustack_fold_str(buf, size, pos, "[unknown]");
 		return 0;
 	}
 	if (sym) {
-		if (ustack_symbolizer_lookup(sym, frame->path, frame->build_id,
-					     frame->build_id_size, frame->offset,
-					     frame->flags & USTACK_FRAME_RETURN ?
-					     USTACK_LOOKUP_RETURN : 0, &symbol))
+		if (ustack_frame_lookup(frame, pid, sym, &symbol))
 			return -1;
 		if (symbol.resolved) {
 			ustack_fold_str(buf, size, pos, symbol.name);
-			return 0;
+			return ustack_fold_inlines(frame, sym, buf, size, pos);
 		}
+	}
+	if (!frame->file_id) {
+		ustack_fold_str(buf, size, pos, "[unknown]");
+		return 0;
 	}
 	base = strrchr(frame->path, '/');
 	base = base && base[1] ? base + 1 : frame->path;
@@ -88,7 +109,10 @@ static int ustack_fold_frame(const struct ustack_frame *frame, struct ustack_sym
  * newline and no count: "sample;main;sample_outer;sample_middle". A frame is
  * named without an offset: by its symbol when @sym resolves it; by the base
  * name of its file in brackets when not ("[libc.so.6]"), or when @sym is
- * NULL; "[unknown]" when it is in no file or its file is not known. A stack
+ * NULL; "[unknown]" when it is in no file or its file is not known (a frame
+ * in no file is named from the perf map of the stack's process when it is
+ * there, see ustack_symbolizer_lookup_addr()). With USTACK_SYMBOLIZE_INLINES
+ * the functions inlined at a frame follow it as frames of their own. A stack
  * whose outer frames are missing has "[truncated]" (more frames than the
  * kernel recorded) or "[malformed]" (damaged frame data) where they would
  * be, right after @comm; a stack the kernel could not walk is
@@ -126,7 +150,7 @@ int ustack_stack_fold(const struct ustack_stack *stack, struct ustack_symbolizer
 			ustack_fold_str(buf, size, &pos, "[truncated]");
 	}
 	for (i = stack->nr; i-- > 0;) {
-		if (ustack_fold_frame(&stack->frames[i], sym, buf, size, &pos))
+		if (ustack_fold_frame(&stack->frames[i], stack->pid, sym, buf, size, &pos))
 			return -1;
 	}
 	if (pos > __INT_MAX__) {

@@ -22,9 +22,17 @@
  * a frame with USTACK_FRAME_RETURN (a caller's) is looked up as a return
  * address (USTACK_LOOKUP_RETURN), and still prints its own offset;
  * without @sym as "/path/to/file+0x1234". A frame in no file prints as its
- * address, "0x7f0123456789"; a frame in a file whose user_unwind_file entry
- * was not seen as "file#7+0x1234". Like snprintf(), the text is cut to fit
- * @size (and ends with a NUL when @size is not 0).
+ * address, "0x7f0123456789" (ustack_stack_format() names it from the perf
+ * map of the stack's process); a frame in a file whose user_unwind_file
+ * entry was not seen as "file#7+0x1234".
+ *
+ * With USTACK_SYMBOLIZE_SRCLINE, " at file.c:12" follows (the base name of
+ * the source file). With USTACK_SYMBOLIZE_INLINES, the functions inlined at
+ * the frame come first, innermost first, each as "name (inlined)" (and its
+ * line) and a newline: the text then has several lines, the last being the
+ * frame's own, with the line its inlined callee was called from. Like
+ * snprintf(), the text is cut to fit @size (and ends with a NUL when @size
+ * is not 0).
  *
  * Return: the length of the whole text, without the NUL; -1 with errno
  * EINVAL (@frame NULL, @buf NULL with a @size) or ENOMEM.
@@ -32,23 +40,11 @@
 int ustack_frame_format(const struct ustack_frame *frame, struct ustack_symbolizer *sym,
 			char *buf, size_t size)
 {
-	struct ustack_symbol symbol;
-
 	if (!frame || (!buf && size)) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (!frame->file_id)
-		return snprintf(buf, size, "0x%llx", frame->offset);
-	if (!frame->path)
-		return snprintf(buf, size, "file#%u+0x%llx", frame->file_id, frame->offset);
-	if (!sym)
-		return snprintf(buf, size, "%s+0x%llx", frame->path, frame->offset);
-	if (ustack_symbolizer_lookup(sym, frame->path, frame->build_id, frame->build_id_size,
-				     frame->offset, frame->flags & USTACK_FRAME_RETURN ?
-				     USTACK_LOOKUP_RETURN : 0, &symbol))
-		return -1;
-	return ustack_symbol_format(&symbol, buf, size);
+	return ustack_frame_text(frame, -1, sym, "\n", buf, size);
 }
 
 /* Append like snprintf(): pos grows by the whole length, buf takes what fits. */
@@ -59,13 +55,13 @@ static void ustack_append(char *buf, size_t size, size_t *pos, const char *text)
 }
 
 static int ustack_append_frame(struct ustack_symbolizer *sym, const struct ustack_frame *frame,
-			       char *buf, size_t size, size_t *pos)
+			       int pid, char *buf, size_t size, size_t *pos)
 {
 	int len;
 
 	ustack_append(buf, size, pos, "  => ");
-	len = ustack_frame_format(frame, sym, *pos < size ? buf + *pos : NULL,
-				  *pos < size ? size - *pos : 0);
+	len = ustack_frame_text(frame, pid, sym, "\n  => ", *pos < size ? buf + *pos : NULL,
+				*pos < size ? size - *pos : 0);
 	if (len < 0)
 		return -1;
 	*pos += len;
@@ -85,6 +81,10 @@ static int ustack_append_frame(struct ustack_symbolizer *sym, const struct ustac
  *
  *     => sample_middle+0x1a (/path/to/ustack-sample)
  *
+ * Functions inlined at a frame (USTACK_SYMBOLIZE_INLINES) get lines of their
+ * own, "  => name (inlined)", before it. A frame in no file is looked up in
+ * the perf map of the stack's process (ustack_symbolizer_lookup_addr()), and
+ * prints as its address when it is not there.
  * A stack the kernel could not walk prints "  => [no user stack]", a
  * truncated one ends with "  => [more frames not recorded]", one with damaged
  * frame data with "  => [malformed frame data]". Like snprintf(), the text
@@ -109,7 +109,7 @@ int ustack_stack_format(const struct ustack_stack *stack, struct ustack_symboliz
 	if (stack->flags & USTACK_STACK_NO_STACK)
 		ustack_append(buf, size, &pos, "  => [no user stack]\n");
 	for (i = 0; i < stack->nr; i++) {
-		if (ustack_append_frame(sym, &stack->frames[i], buf, size, &pos))
+		if (ustack_append_frame(sym, &stack->frames[i], stack->pid, buf, size, &pos))
 			return -1;
 	}
 	if (stack->flags & USTACK_STACK_TRUNCATED)

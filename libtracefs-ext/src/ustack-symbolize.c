@@ -1,30 +1,23 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * The symbolizer: "file offset in a mapped file" to "symbol+offset".
+ * The symbolizer: its settings, and the files it read.
  *
- * Each file is read once (ustack-file.c), the first time it is asked for, and
- * kept in a hash table keyed by path and build-id: its PT_LOAD segments turn
- * a file offset into a link-time address, its sorted code symbols give the
- * symbol. A file that could not be read is cached too, as one without
- * symbols. Nothing reads the traced process, so lookups work after it has
- * exited; only the files named in its maps (or their debug files) must still
- * be there.
+ * Each file is read once (ustack-module.c), the first time it is asked for,
+ * and kept in a hash table keyed by path and build-id, with its Dwfl and the
+ * answers given for it (ustack-hits.c). A file that could not be read is
+ * cached too, as one without symbols. Nothing reads the traced process, so
+ * lookups work after it has exited; only the files named in its maps (or
+ * their debug files) must still be there.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ustack-local.h"
 
 #define USTACK_TABLE_MIN	64
-
-struct ustack_symbolizer {
-	char			*debug_dir;
-	struct ustack_file	**table;	/* table_size chains, a power of two */
-	size_t			table_size;
-	size_t			nr_files;
-};
+#define USTACK_FLAGS_ALL	(USTACK_SYMBOLIZE_SRCLINE | USTACK_SYMBOLIZE_INLINES | \
+				 USTACK_SYMBOLIZE_MANGLED)
 
 /* FNV-1a over the path with its NUL, then over the build-id bytes */
 static unsigned long ustack_file_hash(const char *path, const unsigned char *build_id,
@@ -42,11 +35,13 @@ static unsigned long ustack_file_hash(const char *path, const unsigned char *bui
 	return h ^ (h >> 32);
 }
 
+/* Forget every file, and what was said of them. */
 static void ustack_cache_flush(struct ustack_symbolizer *sym)
 {
 	struct ustack_file *f, *next;
 	size_t i;
 
+	ustack_source_clear(sym);
 	for (i = 0; i < sym->table_size; i++) {
 		for (f = sym->table[i]; f; f = next) {
 			next = f->next;
@@ -110,7 +105,7 @@ static struct ustack_file *ustack_file_get(struct ustack_symbolizer *sym, const 
 	if (f)
 		return f;
 
-	f = ustack_file_read(sym->debug_dir, path, build_id, build_id_size);
+	f = ustack_file_read(&sym->conf, path, build_id, build_id_size);
 	if (!f)
 		return NULL;
 	f->hash = hash;
@@ -119,15 +114,58 @@ static struct ustack_file *ustack_file_get(struct ustack_symbolizer *sym, const 
 }
 
 /**
+ * ustack_symbolizer_place - the file of a lookup, and the address of its offset
+ * @sym: the symbolizer
+ * @path: the file as the trace names it
+ * @build_id: its build-id, or NULL
+ * @build_id_size: the size of @build_id; 0 when there is none
+ * @offset: the offset in the file
+ * @flags: USTACK_LOOKUP_RETURN: the byte before @offset is placed
+ * @file: set to the file (read if it was not yet)
+ * @seg: set to the segment holding the offset placed
+ * @addr: set to the link-time address of the offset placed
+ *
+ * Return: 1 when the offset is in a segment of a file libdwfl reads; 0 when
+ * not (only @file is set); -1 with errno EINVAL (bad arguments, as for
+ * ustack_symbolizer_lookup()) or ENOMEM.
+ */
+int ustack_symbolizer_place(struct ustack_symbolizer *sym, const char *path,
+			    const unsigned char *build_id, size_t build_id_size,
+			    unsigned long long offset, unsigned int flags,
+			    struct ustack_file **file, const struct ustack_segment **seg,
+			    unsigned long long *addr)
+{
+	if (!sym || !path || (build_id_size && !build_id) ||
+	    build_id_size > USTACK_BUILD_ID_MAX || (flags & ~USTACK_LOOKUP_RETURN)) {
+		errno = EINVAL;
+		return -1;
+	}
+	*file = ustack_file_get(sym, path, build_id, build_id_size);
+	if (!*file)
+		return -1;
+	/* a return address of 0 follows no call */
+	if ((flags & USTACK_LOOKUP_RETURN) && !offset)
+		return 0;
+	if (flags & USTACK_LOOKUP_RETURN)
+		offset--;
+	*seg = ustack_file_segment(*file, offset);
+	if (!*seg || !(*file)->mod)
+		return 0;
+	*addr = offset - (*seg)->offset + (*seg)->vaddr;
+	return 1;
+}
+
+/**
  * ustack_symbolizer_alloc - allocate a symbolizer
  *
  * The symbolizer looks up symbols in files by path and caches what it read.
  * Separate debug files are looked for under USTACK_DEBUG_DIR
- * ("/usr/lib/debug") until ustack_symbolizer_set_debug_dir() says otherwise.
- * A symbolizer is not thread safe: use one per thread.
+ * ("/usr/lib/debug") until ustack_symbolizer_set_debug_dir() says otherwise,
+ * and on the debuginfod servers DEBUGINFOD_URLS names, if any. A symbolizer
+ * is not thread safe: use one per thread.
  *
  * Return: the symbolizer, to be freed with ustack_symbolizer_free(); NULL with
- * errno ENOMEM on failure.
+ * errno ENOMEM (or ENOTSUP when libelf is unusable) on failure.
  */
 struct ustack_symbolizer *ustack_symbolizer_alloc(void)
 {
@@ -142,10 +180,10 @@ struct ustack_symbolizer *ustack_symbolizer_alloc(void)
 	sym = calloc(1, sizeof(*sym));
 	if (!sym)
 		return NULL;
-	sym->debug_dir = strdup(USTACK_DEBUG_DIR);
+	sym->conf.debug_dir = strdup(USTACK_DEBUG_DIR);
 	sym->table = calloc(USTACK_TABLE_MIN, sizeof(*sym->table));
-	if (!sym->debug_dir || !sym->table) {
-		free(sym->debug_dir);
+	if (!sym->conf.debug_dir || !sym->table) {
+		free(sym->conf.debug_dir);
 		free(sym->table);
 		free(sym);
 		errno = ENOMEM;
@@ -166,9 +204,32 @@ void ustack_symbolizer_free(struct ustack_symbolizer *sym)
 	if (!sym)
 		return;
 	ustack_cache_flush(sym);
+	ustack_perfmaps_free(sym);
+	ustack_dbgd_free(&sym->conf);
 	free(sym->table);
-	free(sym->debug_dir);
+	free(sym->conf.debug_dir);
+	free(sym->conf.sysroot);
 	free(sym);
+}
+
+/*
+ * Replace a setting string: NULL copies to NULL. The cache is emptied, since
+ * what was read depends on it. Return -1 with errno ENOMEM, keeping the old.
+ */
+static int ustack_conf_set(struct ustack_symbolizer *sym, char **field, const char *value)
+{
+	char *copy = NULL;
+
+	if (value) {
+		copy = strdup(value);
+		if (!copy)
+			return -1;
+	}
+	ustack_cache_flush(sym);
+	ustack_perfmaps_free(sym);
+	free(*field);
+	*field = copy;
+	return 0;
 }
 
 /**
@@ -177,31 +238,24 @@ void ustack_symbolizer_free(struct ustack_symbolizer *sym)
  * @dir: the debug file root, like "/usr/lib/debug"; NULL for that default
  *
  * Debug files are looked for as @dir/.build-id/xx/yyyy.debug and, for debug
- * links, as @dir/<directory of the file>/<link>. The cache is emptied, since
- * what was read depends on @dir: the strings of struct ustack_symbol filled in
- * before become invalid.
+ * links, as @dir/<directory of the file>/<link>. @dir is a directory of this
+ * machine, not under the sysroot (set it to SYSROOT/usr/lib/debug for the
+ * debug files of the traced machine). The cache is emptied, since what was
+ * read depends on @dir: the strings of struct ustack_symbol filled in before
+ * become invalid.
  *
  * Return: 0 on success; -1 with errno EINVAL (@sym NULL or @dir empty) or
  * ENOMEM, the old directory and cache being kept.
  */
 int ustack_symbolizer_set_debug_dir(struct ustack_symbolizer *sym, const char *dir)
 {
-	char *copy;
-
 	if (!dir)
 		dir = USTACK_DEBUG_DIR;
 	if (!sym || !*dir) {
 		errno = EINVAL;
 		return -1;
 	}
-	copy = strdup(dir);
-	if (!copy)
-		return -1;
-
-	ustack_cache_flush(sym);
-	free(sym->debug_dir);
-	sym->debug_dir = copy;
-	return 0;
+	return ustack_conf_set(sym, &sym->conf.debug_dir, dir);
 }
 
 /**
@@ -217,117 +271,82 @@ const char *ustack_symbolizer_get_debug_dir(struct ustack_symbolizer *sym)
 		errno = EINVAL;
 		return NULL;
 	}
-	return sym->debug_dir;
+	return sym->conf.debug_dir;
 }
 
 /**
- * ustack_symbolizer_lookup - find the symbol at an offset in a mapped file
+ * ustack_symbolizer_set_sysroot - look the files of a trace up under a directory
  * @sym: the symbolizer
- * @path: the file as /proc/PID/maps shows it (a " (deleted)" suffix is
- *	dropped when the name with it does not exist)
- * @build_id: the file's build-id, or NULL when not known
- * @build_id_size: the number of bytes in @build_id; 0 when not known
- * @offset: the offset in the file: ip - vma_start + vm_pgoff * page_size, as
- *	the kernel records for a user stack frame
- * @flags: 0, or USTACK_LOOKUP_RETURN when @offset is a return address (any
- *	frame of a stack but the innermost)
- * @symbol: filled in with the result
+ * @dir: the root of the traced machine's files (a copy, or a container's
+ *	root); NULL or "/" for none
  *
- * The offset is turned into a link-time address through the file's PT_LOAD
- * program headers and looked up in its .symtab; when the file has none (it
- * was stripped), in the .symtab of its separate debug file (see
- * ustack_symbolizer_set_debug_dir()); else in its .dynsym. The containing
- * symbol is taken, or the nearest one below for symbols without a size.
+ * Like perf's --symfs: a file the trace names as /usr/lib/libc.so.6 is read
+ * as @dir/usr/lib/libc.so.6, and the perf maps of JIT code as
+ * @dir/tmp/perf-PID.map. The cache is emptied, as by
+ * ustack_symbolizer_set_debug_dir().
  *
- * With USTACK_LOOKUP_RETURN the segment and the symbol are those of @offset
- * - 1, the last byte of the call (as debuggers do): a call to a function that
- * never returns can end its function, and its return address is then the
- * first byte of the next function, or padding. @symbol->addr and
- * @symbol->sym_offset are still those of @offset itself, so that name +
- * sym_offset is the address recorded.
- *
- * When @build_id is given and the file on disk does not carry it (it was
- * replaced, or is gone), the file is not trusted: only the debug file with
- * that build-id is used, and only when it has the segment contents of the
- * original (an unstripped copy). A debug file from objcopy --only-keep-debug
- * lost the file layout, so offsets in such a file stay unresolved.
- *
- * A file is read once; later lookups in it are a binary search. A missing,
- * unreadable or corrupt file, an offset in no segment and an address in no
- * symbol are not errors: @symbol->resolved is then false, and @symbol->path
- * and @symbol->file_offset say what to print instead.
- *
- * Return: 0 on success (resolved or not); -1 with errno EINVAL (@sym, @path
- * or @symbol NULL, @build_id NULL with a size, a size above
- * USTACK_BUILD_ID_MAX, or an unknown flag) or ENOMEM.
+ * Return: 0 on success; -1 with errno EINVAL (@sym NULL or @dir empty) or
+ * ENOMEM, the old sysroot and cache being kept.
  */
-int ustack_symbolizer_lookup(struct ustack_symbolizer *sym, const char *path,
-			     const unsigned char *build_id, size_t build_id_size,
-			     unsigned long long offset, unsigned int flags,
-			     struct ustack_symbol *symbol)
+int ustack_symbolizer_set_sysroot(struct ustack_symbolizer *sym, const char *dir)
 {
-	const struct ustack_segment *seg;
-	unsigned long long look, addr;
-	const struct ustack_sym *s;
-	struct ustack_file *f;
-
-	if (!sym || !path || !symbol || (build_id_size && !build_id) ||
-	    build_id_size > USTACK_BUILD_ID_MAX || (flags & ~USTACK_LOOKUP_RETURN)) {
+	if (!sym || (dir && !*dir)) {
 		errno = EINVAL;
 		return -1;
 	}
+	if (dir && !strcmp(dir, "/"))
+		dir = NULL;
+	return ustack_conf_set(sym, &sym->conf.sysroot, dir);
+}
 
-	f = ustack_file_get(sym, path, build_id, build_id_size);
-	if (!f)
+/**
+ * ustack_symbolizer_get_sysroot - the directory files are looked up under
+ * @sym: the symbolizer
+ *
+ * Return: the sysroot (valid until it is changed or @sym is freed); NULL when
+ * there is none, or with errno EINVAL when @sym is NULL.
+ */
+const char *ustack_symbolizer_get_sysroot(struct ustack_symbolizer *sym)
+{
+	if (!sym) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return sym->conf.sysroot;
+}
+
+/**
+ * ustack_symbolizer_set_flags - choose what lookups and formats give
+ * @sym: the symbolizer
+ * @flags: USTACK_SYMBOLIZE_* bits: SRCLINE, the source file and line of a
+ *	frame; INLINES, the functions inlined at a frame as frames of their
+ *	own; MANGLED, symbol names as in the symbol table (C++ and Rust names
+ *	are demangled otherwise)
+ *
+ * The cache is emptied when MANGLED changes, as by
+ * ustack_symbolizer_set_debug_dir().
+ *
+ * Return: 0 on success; -1 with errno EINVAL (@sym NULL or an unknown flag).
+ */
+int ustack_symbolizer_set_flags(struct ustack_symbolizer *sym, unsigned int flags)
+{
+	if (!sym || (flags & ~USTACK_FLAGS_ALL)) {
+		errno = EINVAL;
 		return -1;
-
-	memset(symbol, 0, sizeof(*symbol));
-	symbol->path = f->path;
-	symbol->file_offset = offset;
-
-	/* a return address of 0 follows no call */
-	if ((flags & USTACK_LOOKUP_RETURN) && !offset)
-		return 0;
-	look = flags & USTACK_LOOKUP_RETURN ? offset - 1 : offset;
-	seg = ustack_file_segment(f, look);
-	if (!seg)
-		return 0;
-	addr = look - seg->offset + seg->vaddr;
-	symbol->addr = addr + (offset - look);
-
-	/* a symbol never reaches into the next segment, whatever its section says */
-	s = ustack_symtab_find(&f->symtab, addr);
-	if (!s || s->addr < seg->vaddr)
-		return 0;
-	symbol->file = f->sym_file;
-	symbol->name = f->symtab.names + s->name;
-	symbol->sym_offset = symbol->addr - s->addr;
-	symbol->resolved = true;
+	}
+	if ((flags ^ sym->conf.flags) & USTACK_SYMBOLIZE_MANGLED)
+		ustack_cache_flush(sym);
+	sym->conf.flags = flags;
 	return 0;
 }
 
 /**
- * ustack_symbol_format - print a looked up frame as text
- * @symbol: filled in by ustack_symbolizer_lookup()
- * @buf: where to print; may be NULL when @size is 0
- * @size: the size of @buf
+ * ustack_symbolizer_get_flags - what lookups and formats give
+ * @sym: the symbolizer
  *
- * A resolved frame prints as "name+0x1a (/path/to/file)", an unresolved one
- * as "[unknown] (/path/to/file+0x1234)" with the file offset. Like
- * snprintf(), the output is cut to fit @size (and ends with a NUL when @size
- * is not 0); a return value of @size or more means it was cut.
- *
- * Return: the length of the whole text, without the NUL; -1 with errno EINVAL
- * when @symbol or its path is NULL, or @buf is NULL with a @size.
+ * Return: the USTACK_SYMBOLIZE_* flags; 0 when @sym is NULL.
  */
-int ustack_symbol_format(const struct ustack_symbol *symbol, char *buf, size_t size)
+unsigned int ustack_symbolizer_get_flags(struct ustack_symbolizer *sym)
 {
-	if (!symbol || !symbol->path || (!buf && size)) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (symbol->resolved)
-		return snprintf(buf, size, "%s+0x%llx (%s)", symbol->name, symbol->sym_offset,
-				symbol->path);
-	return snprintf(buf, size, "[unknown] (%s+0x%llx)", symbol->path, symbol->file_offset);
+	return sym ? sym->conf.flags : 0;
 }

@@ -16,6 +16,7 @@
 
 /* filled in by the setup: the size of a blob is no constant expression in C */
 struct utest_blob utest_blob_so, utest_blob_debug, utest_blob_stripped, utest_blob_other;
+struct utest_blob utest_blob_mini, utest_blob_cxx;
 struct utest_blob utest_blob32_so, utest_blob32_debug, utest_blob32_stripped, utest_blob32_expect;
 
 #define UTEST_BLOB(name)	((struct utest_blob){ name, (size_t)(name##_end - name) })
@@ -26,6 +27,7 @@ static const char * const utest_func_names[F_NR] = {
 	[F_ALPHA]	= "utest_alpha",
 	[F_BETA]	= "utest_beta",
 	[F_GAMMA]	= "utest_gamma",
+	[F_INLINED]	= "utest_inl_outer",
 	[F_NOSIZE]	= "utest_nosize",
 	[F_PADDED]	= "utest_padded",
 	[F_RODATA]	= "utest_rodata_label",
@@ -140,7 +142,7 @@ bool utest_lookup(struct ustack_symbolizer *sym, const char *path, const unsigne
 }
 
 /* The offset of addr in the file mapped there, from /proc/self/maps. */
-static bool utest_map_offset(const void *addr, const char *path, unsigned long long *offset)
+bool utest_map_offset(const void *addr, const char *path, unsigned long long *offset)
 {
 	unsigned long long start, end, pgoff, a = (unsigned long)addr;
 	char line[PATH_MAX + 128], file[PATH_MAX];
@@ -238,6 +240,8 @@ static int utest_fixture_make(void)
 	utest_blob_so = UTEST_BLOB(utest_fixture_so);
 	utest_blob_debug = UTEST_BLOB(utest_fixture_debug);
 	utest_blob_stripped = UTEST_BLOB(utest_fixture_stripped_so);
+	utest_blob_mini = UTEST_BLOB(utest_fixture_mini_so);
+	utest_blob_cxx = UTEST_BLOB(utest_fixture_cxx_so);
 	utest_blob_other = UTEST_BLOB(utest_fixture_other_so);
 	utest_blob32_so = UTEST_BLOB(utest_fixture32_so);
 	utest_blob32_debug = UTEST_BLOB(utest_fixture32_debug);

@@ -33,6 +33,8 @@ struct utest_blob {
 
 extern struct utest_blob utest_blob_so, utest_blob_debug, utest_blob_stripped,
 	utest_blob_other;
+/* fixture.so stripped, with MiniDebugInfo; a g++ build of fixture-cxx.cc */
+extern struct utest_blob utest_blob_mini, utest_blob_cxx;
 /* The 32-bit build, empty when the toolchain has none; see elf32-utest.c. */
 extern struct utest_blob utest_blob32_so, utest_blob32_debug, utest_blob32_stripped,
 	utest_blob32_expect;
@@ -42,6 +44,8 @@ extern const unsigned char utest_fixture_so[], utest_fixture_so_end[];
 extern const unsigned char utest_fixture_debug[], utest_fixture_debug_end[];
 extern const unsigned char utest_fixture_stripped_so[], utest_fixture_stripped_so_end[];
 extern const unsigned char utest_fixture_other_so[], utest_fixture_other_so_end[];
+extern const unsigned char utest_fixture_mini_so[], utest_fixture_mini_so_end[];
+extern const unsigned char utest_fixture_cxx_so[], utest_fixture_cxx_so_end[];
 extern const unsigned char utest_fixture32_so[], utest_fixture32_so_end[];
 extern const unsigned char utest_fixture32_debug[], utest_fixture32_debug_end[];
 extern const unsigned char utest_fixture32_stripped_so[], utest_fixture32_stripped_so_end[];
@@ -57,7 +61,7 @@ struct utest_func {
 
 /* From F_NOSIZE on they are assembly, only on x86 */
 enum {
-	F_ALPHA, F_BETA, F_GAMMA, F_NOSIZE, F_PADDED, F_RODATA,
+	F_ALPHA, F_BETA, F_GAMMA, F_INLINED, F_NOSIZE, F_PADDED, F_RODATA,
 	F_NORETURN, F_AFTER_NORETURN, F_NORETURN_PAD, F_NR
 };
 
@@ -81,6 +85,9 @@ extern struct utest_fixture fx;
 /* CUnit suite setup and cleanup */
 int utest_fixture_setup(void);
 int utest_fixture_cleanup(void);
+
+/* The offset of a loaded address in the file path, from /proc/self/maps. */
+bool utest_map_offset(const void *addr, const char *path, unsigned long long *offset);
 
 /* snprintf() for paths: true when the whole path fit */
 bool utest_pathf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

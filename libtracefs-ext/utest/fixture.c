@@ -39,6 +39,39 @@ int utest_beta_alias(int x) __attribute__((alias("utest_beta")));
 /* A weak name for utest_alpha, shorter: the global name still wins. */
 int ualpha(int x) __attribute__((weak, alias("utest_alpha")));
 
+/*
+ * A function inlined into another (always, even at -O1): the DWARF has a
+ * DW_TAG_inlined_subroutine for it. utest_inl_lines holds the line of its
+ * statement and the line of its call, for the source line tests.
+ */
+static inline __attribute__((always_inline)) int utest_inl_leaf(int x)
+{
+	utest_sink += x * 5;
+	return utest_sink;
+}
+
+NOINLINE int utest_inl_outer(int x)
+{
+	return utest_inl_leaf(x) ^ 3;
+}
+
+/* the two lines above: utest_sink += ..., and return utest_inl_leaf(...) */
+const int utest_inl_lines[2] = { __LINE__ - 10, __LINE__ - 4 };
+
+/* Names as rustc mangles them (legacy, with its hash, and v0), made by hand. */
+int utest_rust_legacy(int x) __asm__("_ZN6ustack4rust6legacy17h0123456789abcdefE");
+int utest_rust_v0(int x) __asm__("_RNvCs1234_6ustack2v0");
+
+NOINLINE int utest_rust_legacy(int x)
+{
+	return utest_sink + x * 11;
+}
+
+NOINLINE int utest_rust_v0(int x)
+{
+	return utest_sink - x * 13;
+}
+
 /* The tests cannot dlsym() a static function. */
 void *utest_gamma_addr(void)
 {

@@ -19,6 +19,8 @@
 	utest_blob utest_fixture_debug, fixture.debug
 	utest_blob utest_fixture_stripped_so, fixture-stripped.so
 	utest_blob utest_fixture_other_so, fixture-other.so
+	utest_blob utest_fixture_mini_so, fixture-mini.so
+	utest_blob utest_fixture_cxx_so, fixture-cxx.so
 	utest_blob utest_fixture32_so, fixture32.so
 	utest_blob utest_fixture32_debug, fixture32.debug
 	utest_blob utest_fixture32_stripped_so, fixture32-stripped.so
