@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * usf-eh-check [--every-address] [--perturb] [--quiet] ELF...: the
+ * converted table against libdw, at every address an FDE covers.
+ *
+ * For each address, libdw's rules (dwarf_cfi_addrframe(): CFA, RA and rbp)
+ * and the table's (usf_section_lookup() at the address's file offset) are
+ * both evaluated on two made-up register files and a made-up memory (a
+ * hash of the address): the CFA, the RA and the caller's rbp must come out
+ * the same, as must the signal-frame flag. Addresses the table leaves out
+ * must be in a gap the converter reported, and are counted by its reason.
+ * By default libdw is asked once per CFI row (its rules hold for the whole
+ * row; the PLT rule is evaluated with each address's rip); --every-address
+ * asks libdw at every address. --perturb checks the checker: it changes
+ * one rule in every fifth function of the table (CFA offset, CFA base, FP
+ * rule, signal flag, in turn) and passes only when each of them is seen.
+ *
+ * Exit status 0 when nothing differs (--perturb: every change is seen).
+ */
+#include <dwarf.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../src/usf-eh-local.h"
+
+#define EC_REGS		17
+#define EC_STATES	2
+#define EC_SHOW		10
+
+/* A made-up machine: registers, and memory whose words are a hash of their address */
+struct ec_state {
+	uint64_t	regs[EC_REGS];
+	uint64_t	seed;
+};
+
+struct ec_counts {
+	uint64_t	addrs;
+	uint64_t	equal;
+	uint64_t	differ;
+	uint64_t	missing;	/* left out with no reported gap */
+	uint64_t	lost[USF_EH_NR_REASONS];
+	uint64_t	libdw_calls;
+};
+
+static uint64_t ec_mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	return x ^ (x >> 33);
+}
+
+static uint64_t ec_mem(const struct ec_state *s, uint64_t addr)
+{
+	return ec_mix(addr ^ s->seed);
+}
+
+/* Evaluate a DWARF expression of libdw; false when it uses an op not known here */
+static bool ec_eval(const struct ec_state *s, const Dwarf_Op *ops, size_t n, uint64_t cfa,
+		    uint64_t *out, bool *value)
+{
+	uint64_t st[16];
+	unsigned int sp = 0;
+	size_t i;
+
+	*value = false;
+	for (i = 0; i < n; i++) {
+		uint8_t a = ops[i].atom;
+
+		if (sp >= 15)
+			return false;
+		if (a >= DW_OP_breg0 && a <= DW_OP_breg16) {
+			st[sp++] = s->regs[a - DW_OP_breg0] + ops[i].number;
+		} else if (a >= DW_OP_lit0 && a <= DW_OP_lit31) {
+			st[sp++] = a - DW_OP_lit0;
+		} else if (a >= DW_OP_reg0 && a <= DW_OP_reg16) {
+			st[sp++] = s->regs[a - DW_OP_reg0];
+			*value = true;
+		} else if (a == DW_OP_regx && ops[i].number < EC_REGS) {
+			st[sp++] = s->regs[ops[i].number];
+			*value = true;
+		} else if (a == DW_OP_bregx && ops[i].number < EC_REGS) {
+			st[sp++] = s->regs[ops[i].number] + ops[i].number2;
+		} else if (a == DW_OP_call_frame_cfa) {
+			st[sp++] = cfa;
+		} else if (a == DW_OP_consts || a == DW_OP_constu || a == DW_OP_const1s ||
+			   a == DW_OP_const1u || a == DW_OP_const2s || a == DW_OP_const2u ||
+			   a == DW_OP_const4s || a == DW_OP_const4u || a == DW_OP_const8s ||
+			   a == DW_OP_const8u) {
+			st[sp++] = ops[i].number;
+		} else if (a == DW_OP_plus_uconst && sp) {
+			st[sp - 1] += ops[i].number;
+		} else if (a == DW_OP_deref && sp) {
+			st[sp - 1] = ec_mem(s, st[sp - 1]);
+		} else if (a == DW_OP_stack_value) {
+			*value = true;
+		} else if (sp >= 2 && (a == DW_OP_plus || a == DW_OP_minus || a == DW_OP_and ||
+				       a == DW_OP_ge || a == DW_OP_shl)) {
+			uint64_t y = st[--sp], x = st[sp - 1];
+
+			st[sp - 1] = a == DW_OP_plus ? x + y : a == DW_OP_minus ? x - y :
+				     a == DW_OP_and ? x & y : a == DW_OP_shl ? x << y :
+				     (int64_t)x >= (int64_t)y;
+		} else {
+			return false;
+		}
+	}
+	if (!sp)
+		return false;
+	*out = st[sp - 1];
+	return true;
+}
+
+/* libdw's value of register @reg in the caller: 0 ok, 1 undefined, -1 unknown ops */
+static int ec_libdw_reg(const struct ec_state *s, Dwarf_Frame *f, int reg, uint64_t cfa,
+			uint64_t *v)
+{
+	Dwarf_Op mem[3], *ops;
+	bool value;
+	size_t n;
+
+	if (dwarf_frame_register(f, reg, mem, &ops, &n))
+		return -1;
+	if (!n) {
+		*v = s->regs[reg];
+		return ops ? 1 : 0;
+	}
+	if (!ec_eval(s, ops, n, cfa, v, &value))
+		return -1;
+	if (!value)
+		*v = ec_mem(s, *v);
+	return 0;
+}
+
+static uint64_t ec_rule(const struct ec_state *s, const struct usf_rule *r, uint64_t cfa)
+{
+	uint64_t v;
+
+	if (r->kind == USF_RULE_SAME)
+		return s->regs[r->reg];
+	v = (r->kind == USF_RULE_CFA ? cfa : s->regs[r->reg]) + r->offset;
+	return r->deref ? ec_mem(s, v) : v;
+}
+
+/* One address in one state: 1 equal, 0 differs (with @why) */
+static int ec_compare(const struct ec_state *s, Dwarf_Frame *f, bool signal,
+		      const struct usf_frame *fr, char *why, size_t size)
+{
+	uint64_t cfa, ra, fp, ucfa;
+	struct usf_rule fpr = fr->fp;
+	Dwarf_Op *ops;
+	bool value;
+	size_t n;
+	int rra, rfp;
+
+	if (signal != fr->signal)
+		return snprintf(why, size, "signal frame %d, table %d", signal, fr->signal), 0;
+	if (dwarf_frame_cfa(f, &ops, &n) || !n || !ec_eval(s, ops, n, 0, &cfa, &value))
+		cfa = 0;
+	rra = ec_libdw_reg(s, f, USF_EH_RIP, cfa, &ra);
+	if (rra == 1 || fr->ra.kind == USF_RULE_UNDEFINED)
+		return rra == 1 && fr->ra.kind == USF_RULE_UNDEFINED ? 1 :
+		       (snprintf(why, size, "RA undefined: libdw %d, table %d", rra == 1,
+				 fr->ra.kind == USF_RULE_UNDEFINED), 0);
+	if (fr->cfa.kind != USF_RULE_REG)
+		return snprintf(why, size, "table CFA rule kind %u", fr->cfa.kind), 0;
+	ucfa = ec_rule(s, &fr->cfa, 0);
+	if (!n || ucfa != cfa)
+		return snprintf(why, size, "CFA: libdw %#" PRIx64 " table %#" PRIx64, cfa, ucfa), 0;
+	if (rra < 0 || ec_rule(s, &fr->ra, cfa) != ra)
+		return snprintf(why, size, "RA differs"), 0;
+	rfp = ec_libdw_reg(s, f, USF_EH_RBP, cfa, &fp);
+	if (fpr.kind == USF_RULE_SAME)
+		fpr.reg = USF_EH_RBP;
+	if (rfp == 1)	/* undefined rbp: SFrame keeps it, as the unwinders do */
+		return fr->fp.kind == USF_RULE_SAME ? 1 :
+		       (snprintf(why, size, "rbp undefined, table has a rule"), 0);
+	if (rfp < 0 || ec_rule(s, &fpr, cfa) != fp)
+		return snprintf(why, size, "rbp differs (table rule kind %u offset %d)",
+				fr->fp.kind, fr->fp.offset), 0;
+	return 1;
+}
+
+/* Where @a was left out, from the converter's gaps (sorted by address) */
+static int ec_gap(const struct usf_eh_stats *st, uint64_t a)
+{
+	uint32_t lo = 0, hi = st->nr_gaps;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (st->gaps[mid].end <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < st->nr_gaps && st->gaps[lo].start <= a ? (int)st->gaps[lo].reason : -1;
+}
+
+struct ec_file {
+	const char		*path;
+	struct usf_eh_elf	ee;
+	struct usf_section	sec;
+	struct usf_eh_stats	st;
+	struct ec_state		states[EC_STATES];
+	struct ec_counts	n;
+	bool			quiet;
+	uint8_t			*changed;	/* --perturb: 1 changed, 2 seen */
+};
+
+/* Change one rule of every fifth function; returns how many */
+static uint32_t ec_perturb(struct ec_file *ef)
+{
+	uint32_t i, n = 0;
+
+	ef->changed = calloc(ef->sec.nr_funcs + 1, 1);
+	for (i = 0; i < ef->sec.nr_funcs; i += 5) {
+		struct usf_func *f = &ef->sec.funcs[i];
+		struct usf_row *r = &f->rows[0];
+
+		if (r->flags & USF_ROW_OUTERMOST)
+			continue;
+		switch ((i / 5) % 4) {
+		case 0:
+			r->cfa_offset += 8;
+			break;
+		case 1:
+			if (f->kind == USF_FDE_FLEX)
+				r->cfa_offset -= 8;
+			else
+				r->cfa_base ^= 1;
+			break;
+		case 2:
+			if (r->flags & USF_ROW_FP) {
+				r->fp_offset -= 8;
+			} else if (f->kind == USF_FDE_DEFAULT) {
+				r->flags |= USF_ROW_FP;
+				r->fp_offset = -16;
+			} else {
+				r->cfa_offset += 16;
+			}
+			break;
+		default:
+			f->flags ^= USF_FUNC_SIGNAL;
+			break;
+		}
+		ef->changed[i] = 1;
+		n++;
+	}
+	return n;
+}
+
+/* Every address of [@a, @end) against frame @f, which holds for all of them */
+static void ec_range(struct ec_file *ef, Dwarf_Frame *f, bool signal, uint64_t a, uint64_t end)
+{
+	struct usf_frame fr;
+	char why[160] = "";
+	uint64_t off;
+	int i, reason;
+
+	for (; a < end; a++) {
+		bool ok = true;
+
+		ef->n.addrs++;
+		if (usf_eh_elf_offset(&ef->ee, a, a + 1, &off) ||
+		    usf_section_lookup(&ef->sec, off, &fr)) {
+			reason = ec_gap(&ef->st, a);
+			if (reason >= 0) {
+				ef->n.lost[reason]++;
+				continue;
+			}
+			ef->n.missing++;
+			if (!ef->quiet && ef->n.missing <= EC_SHOW)
+				printf("  %#" PRIx64 ": not in the table, and no gap says why\n", a);
+			continue;
+		}
+		for (i = 0; i < EC_STATES && ok; i++) {
+			ef->states[i].regs[USF_EH_RIP] = a;
+			ok = ec_compare(&ef->states[i], f, signal, &fr, why, sizeof(why));
+		}
+		if (ok) {
+			ef->n.equal++;
+			continue;
+		}
+		ef->n.differ++;
+		if (ef->changed) {
+			ef->changed[fr.func] |= 2;
+			continue;
+		}
+		if (!ef->quiet && ef->n.differ <= EC_SHOW)
+			printf("  %#" PRIx64 " (file offset %#" PRIx64 ", function %u row %u): %s\n",
+			       a, off, fr.func, fr.row, why);
+	}
+}
+
+static int ec_fde(struct ec_file *ef, const struct usf_eh_fde *fde, bool every)
+{
+	uint64_t a = fde->start, rs, re;
+	Dwarf_Frame *f;
+	bool signal;
+
+	while (a < fde->end) {
+		ef->n.libdw_calls++;
+		if (dwarf_cfi_addrframe(ef->ee.cfi, a, &f) ||
+		    dwarf_frame_info(f, &rs, &re, &signal) < 0 || rs > a || re <= a) {
+			/* libdw has no rules here: the table must not have any either */
+			ec_range(ef, NULL, false, a, fde->end);
+			return 0;
+		}
+		if (re > fde->end || every)
+			re = every ? a + 1 : fde->end;
+		ec_range(ef, f, signal, a, re);
+		free(f);
+		a = re;
+	}
+	return 0;
+}
+
+static double ec_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int ec_file(const char *path, bool every, bool perturb, bool quiet)
+{
+	struct ec_file ef = { .path = path, .quiet = quiet };
+	uint32_t changed = 0, seen = 0;
+	uint64_t prev_end = 0;
+	double t = ec_now();
+	int fd, i, j, bad;
+	uint32_t k;
+	Elf *elf;
+
+	if (usf_eh_convert(path, -1, USF_EH_GAPS, &ef.sec, &ef.st)) {
+		printf("%s: conversion failed: %s\n", path, usf_last_error());
+		return 1;
+	}
+	fd = open(path, O_RDONLY);
+	elf = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || usf_eh_elf_open(elf, 0, &ef.ee, &(struct usf_eh_stats){ 0 })) {
+		printf("%s: cannot read: %s\n", path, usf_last_error());
+		return 1;
+	}
+	if (perturb)
+		changed = ec_perturb(&ef);
+	for (i = 0; i < EC_STATES; i++) {
+		ef.states[i].seed = ec_mix(0x5eed + i);
+		for (j = 0; j < EC_REGS; j++)
+			ef.states[i].regs[j] = ec_mix(ef.states[i].seed + j);
+	}
+	for (k = 0; k < ef.ee.nr_fdes; k++) {
+		const struct usf_eh_fde *fde = &ef.ee.fdes[k];
+
+		if (fde->start >= prev_end)
+			ec_fde(&ef, fde, every);
+		if (fde->end > prev_end)
+			prev_end = fde->end;
+	}
+	t = ec_now() - t;
+	bad = ef.n.differ || ef.n.missing;
+	if (perturb) {
+		uint32_t stray = 0;
+
+		for (k = 0; k < ef.sec.nr_funcs; k++) {
+			seen += ef.changed[k] == 3;
+			stray += ef.changed[k] == 2;
+		}
+		printf("%s: perturbed %u functions, %u of them found different, %u others "
+		       "different\n", path, changed, seen, stray);
+		bad = seen != changed || !changed || stray || ef.n.missing;
+		free(ef.changed);
+	}
+	printf("%s: %" PRIu64 " addresses in %u FDEs: %" PRIu64 " equal, %" PRIu64 " differ, %"
+	       PRIu64 " missing", path, ef.n.addrs, ef.ee.nr_fdes, ef.n.equal, ef.n.differ,
+	       ef.n.missing);
+	for (i = 0; i < USF_EH_NR_REASONS; i++)
+		if (ef.n.lost[i])
+			printf(", not representable %s %" PRIu64, usf_eh_reason_name(i), ef.n.lost[i]);
+	printf("; %.2f%% equal; %" PRIu64 " libdw lookups, %.2f s\n",
+	       ef.n.addrs ? 100.0 * ef.n.equal / ef.n.addrs : 100.0, ef.n.libdw_calls, t);
+	usf_eh_elf_close(&ef.ee);
+	elf_end(elf);
+	close(fd);
+	usf_section_release(&ef.sec);
+	usf_eh_stats_release(&ef.st);
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	bool every = false, quiet = false, perturb = false;
+	int i, ret = 0;
+
+	elf_version(EV_CURRENT);
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "--every-address")) {
+			every = true;
+		} else if (!strcmp(argv[i], "--perturb")) {
+			perturb = true;
+		} else if (!strcmp(argv[i], "--quiet")) {
+			quiet = true;
+		} else {
+			fprintf(stderr, "usage: usf-eh-check [--every-address] [--perturb] [--quiet] "
+				"ELF...\n");
+			return 2;
+		}
+	}
+	for (; i < argc; i++)
+		ret |= ec_file(argv[i], every, perturb, quiet);
+	return ret;
+}
