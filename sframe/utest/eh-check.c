@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * usf-eh-check [--every-address] [--perturb] [--quiet] ELF...: the
- * converted table against libdw, at every address an FDE covers.
+ * usf-eh-check [--every-address] [--perturb] [--quiet] [--skip-unconvertible]
+ * ELF...: the converted table against libdw, at every address an FDE
+ * covers; a total line at the end.
  *
  * For each address, libdw's rules (dwarf_cfi_addrframe(): CFA, RA and rbp)
  * and the table's (usf_section_lookup() at the address's file offset) are
@@ -14,6 +15,9 @@
  * asks libdw at every address. --perturb checks the checker: it changes
  * one rule in every fifth function of the table (CFA offset, CFA base, FP
  * rule, signal flag, in turn) and passes only when each of them is seen.
+ *
+ * --skip-unconvertible: files the converter refuses (not ELF, no CFI) are
+ * counted and skipped instead of failing the run.
  *
  * Exit status 0 when nothing differs (--perturb: every change is seen).
  */
@@ -46,6 +50,10 @@ struct ec_counts {
 	uint64_t	lost[USF_EH_NR_REASONS];
 	uint64_t	libdw_calls;
 };
+
+/* Totals over the files */
+static struct ec_counts ec_total;
+static unsigned int ec_files, ec_skipped;
 
 static uint64_t ec_mix(uint64_t x)
 {
@@ -330,7 +338,7 @@ static double ec_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int ec_file(const char *path, bool every, bool perturb, bool quiet)
+static int ec_file(const char *path, bool every, bool perturb, bool quiet, bool skip)
 {
 	struct ec_file ef = { .path = path, .quiet = quiet };
 	uint32_t changed = 0, seen = 0;
@@ -341,8 +349,10 @@ static int ec_file(const char *path, bool every, bool perturb, bool quiet)
 	Elf *elf;
 
 	if (usf_eh_convert(path, -1, USF_EH_GAPS, &ef.sec, &ef.st)) {
-		printf("%s: conversion failed: %s\n", path, usf_last_error());
-		return 1;
+		if (!skip || !quiet)
+			printf("%s: conversion failed: %s\n", path, usf_last_error());
+		ec_skipped++;
+		return !skip;
 	}
 	fd = open(path, O_RDONLY);
 	elf = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ_MMAP, NULL);
@@ -387,6 +397,14 @@ static int ec_file(const char *path, bool every, bool perturb, bool quiet)
 			printf(", not representable %s %" PRIu64, usf_eh_reason_name(i), ef.n.lost[i]);
 	printf("; %.2f%% equal; %" PRIu64 " libdw lookups, %.2f s\n",
 	       ef.n.addrs ? 100.0 * ef.n.equal / ef.n.addrs : 100.0, ef.n.libdw_calls, t);
+	ec_files++;
+	ec_total.addrs += ef.n.addrs;
+	ec_total.equal += ef.n.equal;
+	ec_total.differ += ef.n.differ;
+	ec_total.missing += ef.n.missing;
+	ec_total.libdw_calls += ef.n.libdw_calls;
+	for (i = 0; i < USF_EH_NR_REASONS; i++)
+		ec_total.lost[i] += ef.n.lost[i];
 	usf_eh_elf_close(&ef.ee);
 	elf_end(elf);
 	close(fd);
@@ -397,7 +415,8 @@ static int ec_file(const char *path, bool every, bool perturb, bool quiet)
 
 int main(int argc, char **argv)
 {
-	bool every = false, quiet = false, perturb = false;
+	bool every = false, quiet = false, perturb = false, skip = false;
+	double t = ec_now();
 	int i, ret = 0;
 
 	elf_version(EV_CURRENT);
@@ -406,15 +425,27 @@ int main(int argc, char **argv)
 			every = true;
 		} else if (!strcmp(argv[i], "--perturb")) {
 			perturb = true;
+		} else if (!strcmp(argv[i], "--skip-unconvertible")) {
+			skip = true;
 		} else if (!strcmp(argv[i], "--quiet")) {
 			quiet = true;
 		} else {
 			fprintf(stderr, "usage: usf-eh-check [--every-address] [--perturb] [--quiet] "
-				"ELF...\n");
+				"[--skip-unconvertible] ELF...\n");
 			return 2;
 		}
 	}
 	for (; i < argc; i++)
-		ret |= ec_file(argv[i], every, perturb, quiet);
+		ret |= ec_file(argv[i], every, perturb, quiet, skip);
+	printf("total: %u files (%u not convertible): %" PRIu64 " addresses, %" PRIu64
+	       " equal (%.4f%%), %" PRIu64 " differ, %" PRIu64 " missing", ec_files, ec_skipped,
+	       ec_total.addrs, ec_total.equal,
+	       ec_total.addrs ? 100.0 * ec_total.equal / ec_total.addrs : 100.0,
+	       ec_total.differ, ec_total.missing);
+	for (i = 0; i < USF_EH_NR_REASONS; i++)
+		if (ec_total.lost[i])
+			printf(", not representable %s %" PRIu64, usf_eh_reason_name(i),
+			       ec_total.lost[i]);
+	printf("; %" PRIu64 " libdw lookups, %.2f s\n", ec_total.libdw_calls, ec_now() - t);
 	return ret;
 }
