@@ -217,6 +217,7 @@ static void test_mutate(void)
 	b = malloc(size * 2);
 	for (seed = 1; seed <= 1000; seed++) {
 		memcpy(b, good, hs);
+		cls = USF_MUT_NR;	/* any class */
 		n = usf_mutate(good + hs, size - hs, seed, b + hs, size, &cls);
 		if (n < 0)
 			continue;
