@@ -210,13 +210,12 @@ static int usf_eh_fde(struct usf_eh_conv *c, const struct usf_eh_fde *fde)
 		ret = usf_eh_rules_get(frame, signal, &rules, &reason);
 		free(frame);
 		c->st->cfi_rows++;
-		if (ret) {
+		if (ret)
 			ret = usf_eh_close(c, addr) ?: usf_eh_gap(c, addr, re, reason, 1);
-		} else if (rules.plt) {
+		else if (rules.plt)
 			ret = usf_eh_close(c, addr) ?: usf_eh_plt(c, addr, re, rules.plt - 1);
-		} else {
+		else
 			ret = usf_eh_append(c, addr, &rules);
-		}
 		if (ret)
 			return -1;
 		addr = re;

@@ -279,6 +279,13 @@ static bool usf_eh_is_fp_sp(const struct usf_rule *r)
 	return r->reg == USF_EH_RBP || r->reg == USF_EH_RSP;
 }
 
+/**
+ * usf_eh_rules_flex - do the rules need a V3 FLEX function?
+ * @r: the rules
+ *
+ * Return: true unless CFA = rsp/rbp + offset, RA at CFA-8 (or undefined)
+ * and rbp unchanged or at CFA + offset.
+ */
 bool usf_eh_rules_flex(const struct usf_eh_rules *r)
 {
 	if (r->ra.kind == USF_RULE_UNDEFINED)
@@ -287,6 +294,15 @@ bool usf_eh_rules_flex(const struct usf_eh_rules *r)
 	       r->ra.kind == USF_RULE_REG || r->ra.offset != -8;
 }
 
+/**
+ * usf_eh_rules_topmost - do the rules read a register only the topmost frame has?
+ * @r: the rules
+ *
+ * The kernel's walker knows rsp and rbp in every frame, the other
+ * registers in the interrupted frame only (pt_regs).
+ *
+ * Return: true when a rule is based on another register.
+ */
 bool usf_eh_rules_topmost(const struct usf_eh_rules *r)
 {
 	if (r->ra.kind == USF_RULE_UNDEFINED)
@@ -304,6 +320,12 @@ static uint32_t usf_eh_ctrl(const struct usf_rule *r)
 	return USF_CTRL(0, 1, 0);
 }
 
+/**
+ * usf_eh_rules_row - the row of a DEFAULT or FLEX function for some rules
+ * @r: the rules (not the PLT's)
+ * @flex: the function is FLEX
+ * @row: the row to fill; its start is kept
+ */
 void usf_eh_rules_row(const struct usf_eh_rules *r, bool flex, struct usf_row *row)
 {
 	uint32_t start = row->start;

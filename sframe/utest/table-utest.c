@@ -141,6 +141,20 @@ static void test_corrupt(void)
 	usf_section_release(&sec);
 }
 
+/* A section the kernel refuses: version, flags (version 0: no functions) */
+struct ut_rule_case {
+	unsigned int	version;
+	unsigned int	flags;
+	const char	*expect;
+};
+
+static const struct ut_rule_case ut_rule_cases[] = {
+	{ 1, USF_F_FDE_SORTED, "V1" },
+	{ 2, USF_F_FDE_SORTED | USF_F_PCREL, "V2" },
+	{ 3, USF_F_FDE_SORTED, "flags" },
+	{ 0, 0, "nothing to use" },
+};
+
 /* Sections the kernel would refuse, each in an otherwise good header */
 static void test_section_rules(void)
 {
@@ -148,12 +162,6 @@ static void test_section_rules(void)
 				      .sframe_offset = 1 << 20 };
 	struct usf_table_info info;
 	struct usf_section sec, empty;
-	static const struct { unsigned int v, flags; const char *expect; } cases[] = {
-		{ 1, USF_F_FDE_SORTED, "V1" },
-		{ 2, USF_F_FDE_SORTED | USF_F_PCREL, "V2" },
-		{ 3, USF_F_FDE_SORTED, "flags" },
-		{ 0, 0, "nothing to use" },
-	};
 	size_t i, n;
 	uint8_t *b;
 
@@ -162,11 +170,18 @@ static void test_section_rules(void)
 		return;
 	usf_section_init(&empty, USF_ABI_AMD64_LE);
 	memcpy(h.magic, USF_TABLE_MAGIC, USF_TABLE_MAGIC_SIZE);
-	for (i = 0; i < (sizeof(cases) / sizeof(cases[0])); i++) {
-		const struct usf_section *s = cases[i].v ? &sec : &empty;
-		unsigned int v = cases[i].v ? cases[i].v : 3;
-		unsigned int fl = cases[i].v ? cases[i].flags : USF_F_FDE_SORTED | USF_F_PCREL;
-		ssize_t len = usf_section_encode(s, v, fl, h.sframe_offset, NULL, 0);
+	for (i = 0; i < sizeof(ut_rule_cases) / sizeof(ut_rule_cases[0]); i++) {
+		const struct ut_rule_case *c = &ut_rule_cases[i];
+		const struct usf_section *s = &sec;
+		unsigned int v = c->version, fl = c->flags;
+		ssize_t len;
+
+		if (!v) {
+			s = &empty;
+			v = 3;
+			fl = USF_F_FDE_SORTED | USF_F_PCREL;
+		}
+		len = usf_section_encode(s, v, fl, h.sframe_offset, NULL, 0);
 
 		if (!UT_CHECK(len > 0, "encode %u: %s", v, usf_last_error()))
 			continue;
@@ -176,7 +191,7 @@ static void test_section_rules(void)
 		memcpy(b, &h, sizeof(h));
 		usf_section_encode(s, v, fl, h.sframe_offset, b + sizeof(h), len);
 		UT_CHECK(usf_table_decode(b, n, &info, NULL) &&
-			 strstr(usf_last_error(), cases[i].expect), "case %zu: %s", i,
+			 strstr(usf_last_error(), c->expect), "case %zu: %s", i,
 			 usf_last_error());
 		free(b);
 	}
