@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "usf.h"
+#include "ustack-sframe.h"
 
 /* An input: ELF file (its .sframe) or raw section */
 struct usf_input {
@@ -25,7 +26,7 @@ struct usf_input {
 
 static const char *usf_prog = "ustack-sframe";
 
-static void __attribute__((noreturn, format(printf, 1, 2))) usf_die(const char *fmt, ...)
+void usf_die(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -37,7 +38,7 @@ static void __attribute__((noreturn, format(printf, 1, 2))) usf_die(const char *
 	exit(1);
 }
 
-static uint64_t usf_parse_addr(const char *s, const char *what)
+uint64_t usf_parse_addr(const char *s, const char *what)
 {
 	unsigned long long v;
 	char *end;
@@ -49,7 +50,7 @@ static uint64_t usf_parse_addr(const char *s, const char *what)
 	return v;
 }
 
-static void *usf_read_file(const char *path, size_t *size)
+void *usf_read_file(const char *path, size_t *size)
 {
 	size_t cap = 65536, n = 0, got;
 	char *buf = malloc(cap), *nb;
@@ -156,7 +157,7 @@ static int usf_cmd_validate(int argc, char **argv)
 	return 0;
 }
 
-static void usf_write_file(const char *path, const void *buf, size_t size)
+void usf_write_file(const char *path, const void *buf, size_t size)
 {
 	FILE *f = fopen(path, "wb");
 
@@ -303,6 +304,13 @@ static const struct usf_cmd usf_cmds[] = {
 	  "convert --version 1|2|3 [--pcrel|--no-pcrel] [--vaddr ADDR] [--out-vaddr ADDR]\n"
 	  "          [--elf] [--big-endian|--little-endian] [--smallest] IN OUT" },
 	{ "lookup", usf_cmd_lookup, "lookup [--vaddr ADDR] FILE ADDR..." },
+	{ "convert-eh", usf_cmd_convert_eh, "convert-eh [--debug-frame] FILE [-o OUT]" },
+	{ "coverage", usf_cmd_coverage, "coverage [--debug-frame] [--gaps] FILE..." },
+	{ "dump-table", usf_cmd_dump_table, "dump-table BLOB" },
+	{ "validate-table", usf_cmd_validate_table, "validate-table BLOB" },
+	{ "load", usf_cmd_load, "load FILE...   (tracefs: $USTACK_TRACEFS or /sys/kernel/tracing)" },
+	{ "list", usf_cmd_list, "list" },
+	{ "remove", usf_cmd_remove, "remove BUILD-ID|all" },
 };
 
 static void usf_usage(FILE *out)

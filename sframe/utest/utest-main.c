@@ -114,6 +114,8 @@ int main(void)
 	usf_utest_corrupt_register();
 	usf_utest_fixture_register();
 	usf_utest_mutate_register();
+	usf_utest_eh_register();
+	usf_utest_table_register();
 	if (CU_get_error() != CUE_SUCCESS) {
 		fprintf(stderr, "usf-utest: registering: %s\n", CU_get_error_msg());
 		return 1;

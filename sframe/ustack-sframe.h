@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ustack-sframe internals: helpers every subcommand file uses (they die
+ * with a message on errors) and the subcommands of the other files.
+ */
+#ifndef _USTACK_SFRAME_H
+#define _USTACK_SFRAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+void usf_die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+uint64_t usf_parse_addr(const char *s, const char *what);
+void *usf_read_file(const char *path, size_t *size);
+void usf_write_file(const char *path, const void *buf, size_t size);
+
+/* ustack-sframe-eh.c: tables from .eh_frame */
+int usf_cmd_convert_eh(int argc, char **argv);
+int usf_cmd_coverage(int argc, char **argv);
+int usf_cmd_dump_table(int argc, char **argv);
+int usf_cmd_validate_table(int argc, char **argv);
+
+/* ustack-sframe-tables.c: tables in the kernel */
+int usf_cmd_load(int argc, char **argv);
+int usf_cmd_list(int argc, char **argv);
+int usf_cmd_remove(int argc, char **argv);
+
+#endif /* _USTACK_SFRAME_H */
