@@ -152,6 +152,8 @@ int main(void)
 	utest_hostile_register();
 	utest_fold_register();
 	utest_decode_register();
+	utest_index_register();
+	utest_layout_register();
 	if (CU_get_error() != CUE_SUCCESS) {
 		fprintf(stderr, "utest: registering tests: %s\n", CU_get_error_msg());
 		CU_cleanup_registry();
