@@ -73,6 +73,10 @@ int ustack_stitch_tracecmd(struct tracecmd_input *handle, unsigned int flags,
  * by record offset (USTACK_STITCH_INDEX_OFFSET), which is what a viewer that
  * reads its rows with tracecmd_read_at() has for each row.
  *
+ * The records are read from where the handle's CPUs are, to the end: a
+ * handle is read once (libtracecmd 1.3 has no public way back), so a viewer
+ * reads its rows through a handle of its own.
+ *
  * Return: 0 when every record was fed; 1 when the callback asked to stop
  * (the records after it were not read); -1 with errno: EINVAL (@st or
  * @handle NULL, @st not of the file's formats), the errors of
