@@ -90,7 +90,9 @@ static bool ut_write_cpus(const char *dir, struct ut_pages cpus[2])
 		utest_pathf(path, sizeof(path), "%s/per_cpu/cpu%d", dir, i);
 		ok &= utest_make_dirs(path);
 		utest_pathf(path, sizeof(path), "%s/per_cpu/cpu%d/trace_pipe_raw", dir, i);
-		ok &= utest_write_file(path, cpus[i].data, cpus[i].nr * UT_PAGE);
+		/* an empty buffer: fwrite() wants a buffer even for 0 bytes */
+		ok &= utest_write_file(path, cpus[i].nr ? cpus[i].data : (unsigned char *)"",
+				       cpus[i].nr * UT_PAGE);
 		ut_pages_free(&cpus[i]);
 	}
 	return ok;
@@ -481,15 +483,16 @@ out:
 	tracefs_set_tracing_dir(NULL);
 }
 
-/* Run the example, and compare its output line by line, from the first event on. */
-static void ut_example(const char *args, const char * const *want, size_t nr)
+/* Run an example, and compare its output line by line, from the first event on. */
+static void ut_example_run(const char *prog, const char *args, const char * const *want,
+			   size_t nr)
 {
 	char cmd[3 * PATH_MAX], line[1024];
 	size_t n = 0;
 	FILE *p;
 	int st;
 
-	utest_pathf(cmd, sizeof(cmd), "'%s/stitch' %s 2>&1", UTEST_EXAMPLES_DIR, args);
+	utest_pathf(cmd, sizeof(cmd), "'%s/%s' %s 2>&1", UTEST_EXAMPLES_DIR, prog, args);
 	p = popen(cmd, "r");
 	if (!UT_CHECK(p, "popen: %s", strerror(errno)))
 		return;
@@ -502,6 +505,31 @@ static void ut_example(const char *args, const char * const *want, size_t nr)
 	st = pclose(p);
 	UT_CHECK(WIFEXITED(st) && !WEXITSTATUS(st), "%s: exit status %#x", cmd, st);
 	UT_CHECK(n == nr, "%zu lines, want %zu", n, nr);
+}
+
+static void ut_example(const char *args, const char * const *want, size_t nr)
+{
+	ut_example_run("stitch", args, want, nr);
+}
+
+/* The lookup example: the events last first, each looked up by its offset. */
+static void test_example_lookup(void)
+{
+	static const char * const want[] = {
+		"sample-100", "  => [stack unknown]\n",
+		"-300 ",
+		"-200 ", "  => [stack lost]\n",
+		"sample-100", "  => /lib/libsample.so+0x1127\n", "  => /lib/libsample.so+0x1150\n",
+		"  => 0x7ffd00\n",
+		"lookup: 4 events, 3 runs indexed\n",
+	};
+	char args[2 * PATH_MAX];
+
+	utest_pathf(args, sizeof(args), "%s/trace.dat", fx.tmp_dir);
+	if (!UT_CHECK(ut_write_dat(args), "write trace.dat"))
+		return;
+	utest_pathf(args, sizeof(args), "-n '%s/trace.dat'", fx.tmp_dir);
+	ut_example_run("lookup", args, want, UT_ARRAY_SIZE(want));
 }
 
 static void test_example(void)
@@ -584,5 +612,6 @@ void utest_stitch_driver_register(void)
 	CU_add_test(suite, "feed_instance", test_feed_instance);
 	CU_add_test(suite, "example", test_example);
 	CU_add_test(suite, "example_folded", test_example_folded);
+	CU_add_test(suite, "example_lookup", test_example_lookup);
 	CU_add_test(suite, "host_untouched", test_host_untouched);
 }
