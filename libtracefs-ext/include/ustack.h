@@ -2,13 +2,16 @@
 /*
  * libtracefs-ext: user-space stack helpers for ftrace.
  *
- * Three API families, each with its man page in Documentation/:
+ * Four API families, each with its man page in Documentation/:
  *
  *   ustack-control.3	 the tracefs option user_stacktrace_deferred;
  *   ustack-stitcher.3	 events of a trace joined with their deferred user
  *			 stacks (the user_unwind_* entries of the kernel),
  *			 stacks as text or folded for flame graphs, and the
  *			 frame decoder alone, for a parser of its own;
+ *   ustack-lookup.3	 the stack of a given event, asked in any order
+ *			 (an index of the stitcher), stitchers fed in parts,
+ *			 and stitchers fed records as bytes (no libtraceevent);
  *   ustack-symbolizer.3 "offset into a mapped file", what the kernel records
  *			 for a user stack frame, to "symbol+offset".
  *
