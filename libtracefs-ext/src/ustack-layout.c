@@ -49,7 +49,7 @@ static const struct {
 	{ 2, "path", USTACK_SIZE_ARRAY, offsetof(struct ustack_formats, file_path) },
 };
 
-#define USTACK_LAYOUT_NR	(sizeof(ustack_layout_fields) / sizeof(ustack_layout_fields[0]))
+#define USTACK_LAYOUT_NR	ARRAY_SIZE(ustack_layout_fields)
 
 /* The index of an event name; -1 for NULL (the common fields); -2 for unknown. */
 static int ustack_layout_event(const char *event)
@@ -58,7 +58,7 @@ static int ustack_layout_event(const char *event)
 
 	if (!event)
 		return -1;
-	for (i = 0; i < sizeof(ustack_layout_events) / sizeof(ustack_layout_events[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(ustack_layout_events); i++) {
 		if (!strcmp(event, ustack_layout_events[i]))
 			return i;
 	}
@@ -207,7 +207,9 @@ struct ustack_stitcher *ustack_stitcher_alloc_layout(const struct ustack_layout 
 						     unsigned int flags,
 						     ustack_stitch_func callback, void *context)
 {
-	unsigned int events = (1U << 3) - 1, all = (1U << USTACK_LAYOUT_NR) - 1, common = 0x3;
+	unsigned int events = (1U << ARRAY_SIZE(ustack_layout_events)) - 1;
+	/* common: the first two fields of ustack_layout_fields */
+	unsigned int all = (1U << USTACK_LAYOUT_NR) - 1, common = 0x3;
 	struct ustack_stitcher *st;
 	unsigned int i;
 
