@@ -9,7 +9,8 @@
  *   header  flags (bit 0 USTACK_STITCH_RAW, bit 1 START_UNKNOWN, bit 2: the
  *           callback asks to stop now and then, bit 3: a big-endian trace,
  *           every field written the other way round, bit 4: an index by
- *           timestamp, bit 5: with it, no callback), limits (0: defaults)
+ *           timestamp, bit 5: with it, no callback, bit 6: a stitcher on a
+ *           layout, fed records as bytes), limits (0: defaults)
  *   record  op: bits 0-2 the kind, bits 3-4 the CPU, bit 5 a CPU byte
  *           follows (0xff: out of range), bit 6 a missed_events byte follows
  *           (0xff: -1, unknown), bit 7 a byte follows that cuts the record
@@ -65,6 +66,7 @@ struct fz_stitch {
 	const struct ustack_stack *kept[FZ_KEEP];
 	unsigned int		nr_kept;
 	bool			index;
+	bool			layout;		/* ustack_stitcher_add_data() */
 	struct fz_event		events[FZ_LOOKUPS];	/* the last ones added */
 	unsigned int		nr_events;
 };
@@ -301,7 +303,9 @@ static void fz_records(struct fz_in *in, struct ustack_stitcher *st, bool big_en
 		rec.record_size = size + 4;
 		rec.cpu = cpu;
 		rec.ref_count = 1;
-		if (ustack_stitcher_add(st, &rec, cpu) < 0) {
+		if ((fz->layout ? ustack_stitcher_add_data(st, cpu, rec.ts, 0, rec.data, size,
+							   rec.missed_events) :
+		     ustack_stitcher_add(st, &rec, cpu)) < 0) {
 			if (errno != EINVAL)
 				abort();
 		} else if (fz->index && (op & 7) <= 1 && cpu < 8192) {
@@ -318,8 +322,42 @@ static void fz_records(struct fz_in *in, struct ustack_stitcher *st, bool big_en
 	}
 }
 
+/* The layout of utest/formats/ustack-6.12.formats, as an importer would give it. */
+static struct ustack_layout *fz_layout(bool big_endian)
+{
+	static const struct {
+		const char	*event;
+		const char	*field;
+		unsigned int	offset;
+		unsigned int	size;
+	} fields[] = {
+		{ NULL, "common_type", 0, 2 }, { NULL, "common_pid", 4, 4 },
+		{ "user_unwind_cookie", "cookie", 8, 8 },
+		{ "user_unwind_stack", "cookie", 8, 8 }, { "user_unwind_stack", "next", 16, 8 },
+		{ "user_unwind_stack", "nr", 24, 2 }, { "user_unwind_stack", "flags", 26, 2 },
+		{ "user_unwind_stack", "frames", 28, 0 },
+		{ "user_unwind_file", "id", 8, 4 }, { "user_unwind_file", "build_id_size", 12, 4 },
+		{ "user_unwind_file", "build_id", 16, 20 }, { "user_unwind_file", "path", 36, 0 },
+	};
+	struct ustack_layout *layout = ustack_layout_alloc();
+	unsigned int i;
+
+	if (!layout || ustack_layout_set_event(layout, "user_unwind_cookie", UT_ID_COOKIE) ||
+	    ustack_layout_set_event(layout, "user_unwind_stack", UT_ID_STACK) ||
+	    ustack_layout_set_event(layout, "user_unwind_file", UT_ID_FILE) ||
+	    ustack_layout_set_big_endian(layout, big_endian))
+		abort();
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		if (ustack_layout_set_field(layout, fields[i].event, fields[i].field,
+					    fields[i].offset, fields[i].size))
+			abort();
+	}
+	return layout;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct ustack_layout *layout;
 	struct fz_in in = { data, size, 0 };
 	struct ut_stats stats;
 	struct fz_stitch fz = { 0 };
@@ -342,9 +380,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* no callback: only with an index, and not with the raw entries */
 	if (fz.index && (flags & 0x20))
 		fz.flags &= ~USTACK_STITCH_RAW;
-	st = ustack_stitcher_alloc(fz_tep[!!(flags & 8)],
-				   fz.flags | (fz.index ? USTACK_STITCH_INDEX_TS : 0),
-				   fz.index && (flags & 0x20) ? NULL : fz_callback, &fz);
+	fz.layout = flags & 0x40;
+	if (fz.layout) {
+		layout = fz_layout(flags & 8);
+		st = ustack_stitcher_alloc_layout(layout,
+						  fz.flags | (fz.index ? USTACK_STITCH_INDEX_TS : 0),
+						  fz.index && (flags & 0x20) ? NULL : fz_callback,
+						  &fz);
+		ustack_layout_free(layout);
+	} else {
+		st = ustack_stitcher_alloc(fz_tep[!!(flags & 8)],
+					   fz.flags | (fz.index ? USTACK_STITCH_INDEX_TS : 0),
+					   fz.index && (flags & 0x20) ? NULL : fz_callback, &fz);
+	}
 	if (!st)
 		abort();
 	if (limits && ustack_stitcher_set_limits(st, 1 + (limits & 3), 1 + ((limits >> 2) & 7),
