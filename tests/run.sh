@@ -8,7 +8,10 @@
 #   tests/run.sh [-k PATTERN]    only test files whose name contains PATTERN
 #
 # Host tests: tests/host/*.sh and the CUnit binaries listed in cunit_bins
-# below (a missing one is a FAIL, never a silent skip).
+# below (a missing one is a FAIL, never a silent skip). A binary older than
+# a file of its source directory (not its documentation) is stale: it is built
+# again first, with the make command "make check" builds it with
+# (USTACK_REBUILD=0: not built, a FAIL instead); a stale one is never run.
 # Guest tests: tests/guest/*.sh, each booted in its own guest by
 # scripts/guest-run.sh (on the debug kernel too when the file says
 # "# kernels: normal debug" and USTACK_DEBUG=1, i.e. make check DEBUG=1;
@@ -76,21 +79,58 @@ for t in "$top"/tests/host/*.sh; do
 	bash "$t" >"$log" 2>&1
 	count "$name" "$log" $?
 done
-# The CUnit binaries make check builds: "name path" (the libtracefs-ext
-# and sframe tests as built, and again under ASan and UBSan).
+# The CUnit binaries make check builds: "name path sources [make variables]"
+# (the libtracefs-ext and sframe tests as built, and again under ASan and
+# UBSan); each is built by "make -C sources O=<its build dir> [variables] utest".
 cunit_bins=(
-	"libtracefs-ext-utest build/libtracefs-ext/utest/libtracefs-ext-utest"
-	"libtracefs-ext-utest-asan build/libtracefs-ext-asan/utest/libtracefs-ext-utest"
-	"sframe-utest build/sframe/utest/usf-utest"
-	"sframe-utest-asan build/sframe-asan/utest/usf-utest"
+	"libtracefs-ext-utest build/libtracefs-ext/utest/libtracefs-ext-utest libtracefs-ext"
+	"libtracefs-ext-utest-asan build/libtracefs-ext-asan/utest/libtracefs-ext-utest libtracefs-ext SANITIZE=address,undefined"
+	"sframe-utest build/sframe/utest/usf-utest sframe"
+	"sframe-utest-asan build/sframe-asan/utest/usf-utest sframe SANITIZE=address,undefined"
 )
+
+# newer_source BIN DIR: the first file of DIR newer than BIN, if any (not
+# counting the documentation, which the binary is not built from)
+newer_source() {
+	find "$2" -type f -newer "$1" ! -path '*/Documentation/*' ! -name README ! -name '*.md' \
+		-print -quit 2>/dev/null
+}
+
+# fresh_cunit BIN SOURCES LOG [VARIABLES]: 0 when BIN is at least as new as
+# every file of SOURCES, built again if need be; else a FAIL line in LOG.
+fresh_cunit() {
+	local bin=$1 src=$top/$2 log=$3 newer
+	shift 3
+
+	newer=$(newer_source "$bin" "$src")
+	[ -z "$newer" ] && return 0
+	if [ "${USTACK_REBUILD:-1}" = 0 ]; then
+		echo "FAIL: ${bin#"$top"/}: stale, ${newer#"$top"/} is newer (make check builds it again; USTACK_REBUILD=0 said not to)" >"$log"
+		return 1
+	fi
+	echo "${bin#"$top"/}: stale (${newer#"$top"/} is newer), building it again" >&2
+	if ! make --no-print-directory -C "$src" O="$(dirname "$(dirname "$bin")")" "$@" utest \
+		>"$log.build" 2>&1; then
+		echo "FAIL: ${bin#"$top"/}: stale, ${newer#"$top"/} is newer, and building it again failed (log: ${log#"$top"/}.build)" >"$log"
+		return 1
+	fi
+	# make knows what the binary is built from: a file it does not need may stay newer
+	return 0
+}
+
 for entry in "${cunit_bins[@]}"; do
-	name=cunit/${entry%% *}
-	t=$top/${entry#* }
+	read -r name path src vars <<<"$entry"
+	name=cunit/$name
+	t=$top/$path
 	want "$name" || continue
 	log=$logs/${name//\//-}.log
 	if [ ! -x "$t" ] || [ ! -f "$t" ]; then
 		echo "FAIL: ${t#"$top"/}: not built (make check builds it)" >"$log"
+		count "$name" "$log" 0
+		continue
+	fi
+	# shellcheck disable=SC2086 # the make variables are words
+	if ! fresh_cunit "$t" "$src" "$log" $vars; then
 		count "$name" "$log" 0
 		continue
 	fi

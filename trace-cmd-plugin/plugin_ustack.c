@@ -250,6 +250,7 @@ static void up_print_stack(struct up_plugin *plugin, struct trace_seq *s,
 		break;
 	case USTACK_STATE_NONE:
 	case USTACK_STATE_RAW:
+	case USTACK_STATE_PENDING:	/* of lookups only */
 		break;
 	}
 }

@@ -12,7 +12,10 @@
  * magic and whose offset is just past that endian byte, not claimed by an
  * earlier load (the highest-numbered one, should there be several). A trace
  * file inherited from the parent (3<other.dat), or read further by an
- * earlier load, is at another offset; a pipe is not a regular file. The
+ * earlier load, is at another offset; a pipe is not a regular file. One
+ * inherited at just that offset (its header read by the parent) would pass:
+ * so a file that the command line names (-i FILE, any word that names a
+ * file, trace.dat) is taken before one it does not name. The
  * plugin opens the file again through /proc/self/fd/N: a file of its own
  * (with its own offset), whatever the path or cwd was.
  *
@@ -133,6 +136,67 @@ int up_input_parse(struct up_input *in, const char *cmdline, size_t len)
 	return argn >= 2 ? 0 : 1;
 }
 
+/* The files the command line may name as inputs, by device and inode. */
+#define UP_MAX_NAMED	32
+
+struct up_named {
+	dev_t	dev;
+	ino_t	ino;
+};
+
+static void up_name_add(struct up_named *named, int *nr, const char *path)
+{
+	struct stat st;
+
+	if (*nr < UP_MAX_NAMED && *path && !stat(path, &st) && S_ISREG(st.st_mode)) {
+		named[*nr].dev = st.st_dev;
+		named[*nr].ino = st.st_ino;
+		(*nr)++;
+	}
+}
+
+/*
+ * The regular files the words after "trace-cmd report" name: the values of
+ * -i, and any other word that is not an option (an input given without -i,
+ * or the value of another option: only a preference among trace files
+ * follows from it); trace.dat, report's default. Relative to the cwd, which
+ * is report's.
+ */
+static int up_names(const char *cmdline, size_t len, struct up_named *named)
+{
+	const char *end = cmdline + len, *p;
+	bool value = false;
+	int argn = 0, nr = 0;
+
+	for (p = cmdline; p < end; p += strnlen(p, end - p) + 1, argn++) {
+		if (argn < 2)
+			continue;
+		if (value) {
+			up_name_add(named, &nr, p);
+			value = false;
+		} else if (!strcmp(p, "-i")) {
+			value = true;
+		} else if (!strncmp(p, "-i", 2)) {
+			up_name_add(named, &nr, p + 2);
+		} else if (p[0] != '-') {
+			up_name_add(named, &nr, p);
+		}
+	}
+	up_name_add(named, &nr, "trace.dat");
+	return nr;
+}
+
+static bool up_is_named(const struct stat *st, const struct up_named *named, int nr)
+{
+	int i;
+
+	for (i = 0; i < nr; i++) {
+		if (named[i].dev == st->st_dev && named[i].ino == st->st_ino)
+			return true;
+	}
+	return false;
+}
+
 static bool up_is_claimed(int fd, const struct stat *st)
 {
 	int i;
@@ -180,14 +244,15 @@ static bool up_is_trace(int fd, bool loading)
 }
 
 /*
- * The trace file being loaded, not claimed yet (the highest-numbered one),
- * or with @claim_all, claim every open trace file and return -1.
+ * The trace file being loaded, not claimed yet (the highest-numbered one of
+ * those the command line names, else of all), or with @claim_all, claim
+ * every open trace file and return -1.
  */
-static int up_scan_fds(bool claim_all)
+static int up_scan_fds(bool claim_all, const struct up_named *named, int nr_named)
 {
+	int fd, best = -1, best_named = -1;
 	struct dirent *d;
 	struct stat st;
-	int fd, best = -1;
 	DIR *dir;
 
 	dir = opendir("/proc/self/fd");
@@ -197,7 +262,7 @@ static int up_scan_fds(bool claim_all)
 		if (d->d_name[0] < '0' || d->d_name[0] > '9')
 			continue;
 		fd = atoi(d->d_name);
-		if (fd == dirfd(dir) || (!claim_all && fd <= best))
+		if (fd == dirfd(dir))
 			continue;
 		if (fstat(fd, &st) || !S_ISREG(st.st_mode) || up_is_claimed(fd, &st))
 			continue;
@@ -205,11 +270,13 @@ static int up_scan_fds(bool claim_all)
 			continue;
 		if (claim_all)
 			up_claim(fd, &st);
-		else
+		else if (up_is_named(&st, named, nr_named) && fd > best_named)
+			best_named = fd;
+		else if (fd > best)
 			best = fd;
 	}
 	closedir(dir);
-	return best;
+	return best_named >= 0 ? best_named : best;
 }
 
 /**
@@ -220,7 +287,7 @@ static int up_scan_fds(bool claim_all)
  */
 void up_input_claim_open(void)
 {
-	up_scan_fds(true);
+	up_scan_fds(true, NULL, 0);
 }
 
 /**
@@ -237,20 +304,22 @@ void up_input_claim_open(void)
  */
 int up_input_read(struct up_input *in)
 {
+	struct up_named named[UP_MAX_NAMED];
+	int ret, fd, nr_named;
 	struct stat st;
 	size_t len;
 	char *buf;
-	int ret, fd;
 
 	memset(in, 0, sizeof(*in));
 	buf = up_read_all("/proc/self/cmdline", &len);
 	if (!buf)
 		return -1;
 	ret = up_input_parse(in, buf, len);
+	nr_named = ret ? 0 : up_names(buf, len, named);
 	free(buf);
 	if (ret)
 		return ret;
-	fd = up_scan_fds(false);
+	fd = up_scan_fds(false, named, nr_named);
 	if (fd < 0 || fstat(fd, &st) || up_claim(fd, &st))
 		return 0;
 	snprintf(in->file, sizeof(in->file), "/proc/self/fd/%d", fd);

@@ -187,6 +187,7 @@ static int print_event(struct tep_event *event, struct tep_record *record, int c
 			fputs(stack_text(ctx, info->stack), stdout);
 		break;
 	case USTACK_STATE_NONE:
+	case USTACK_STATE_PENDING:	/* of lookups only */
 		break;
 	}
 	return 0;

@@ -14,6 +14,10 @@
 
 #define __hidden __attribute__((visibility("hidden")))
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
 #ifndef container_of
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - __builtin_offsetof(type, member)))
@@ -78,7 +82,7 @@ struct ustack_type_slot {
 };
 
 struct ustack_formats {
-	struct tep_handle	*tep;
+	struct tep_handle	*tep;		/* NULL: from a layout (no event is known) */
 	bool			swap;		/* the trace's byte order is not ours */
 	struct ustack_type_slot	types[USTACK_TYPE_CACHE];
 	struct ustack_field	common_type;
@@ -146,6 +150,7 @@ struct ustack_entry {
 	unsigned long long	cookie;
 	unsigned long long	missed_gen;	/* the stitcher's when it was made */
 	const struct ustack_stack *stack;
+	struct ustack_info	info;		/* the same, as ustack_stitcher_lookup() gives it */
 };
 
 /* A task with a cookie: in the pid hash and in least recently used order. */
@@ -177,6 +182,7 @@ struct ustack_entry *ustack_entry_alloc(unsigned long long cookie,
 struct ustack_entry *ustack_entry_get(struct ustack_entry *entry) __hidden;
 void ustack_entry_put(struct ustack_entry *entry) __hidden;
 void ustack_entry_lose(struct ustack_entry *entry, enum ustack_lost why) __hidden;
+void ustack_entry_set_stack(struct ustack_entry *entry, const struct ustack_stack *stack) __hidden;
 
 /* ---- ustack-stitch.c, ustack-rules.c, ustack-hold.c: the stitcher ---- */
 
@@ -241,6 +247,45 @@ struct ustack_stitch_stats {
 	size_t			peak_held_bytes;
 };
 
+/* ---- ustack-index.c: what every event carried, for lookups ---- */
+
+/*
+ * A run of events of one CPU that carry the same: of task @pid (-1: of any
+ * task, unknown), from position @first to @last, with @entry's stack (NULL:
+ * unknown). Events of other tasks in between carry none.
+ */
+struct ustack_span {
+	unsigned long long	first;
+	unsigned long long	last;
+	int			pid;
+	struct ustack_entry	*entry;
+};
+
+/* Spans in chunks, so that they never move: a lookup's info stays valid. */
+#define USTACK_SPAN_CHUNK	256
+
+struct ustack_spans {
+	struct ustack_span	**chunks;
+	size_t			nr_chunks;	/* allocated */
+	size_t			nr;		/* spans used */
+	unsigned long long	last_pos;	/* of the last event noted */
+	bool			seen;		/* an event was noted */
+	bool			open;		/* the last span may go on */
+};
+
+struct ustack_index {
+	struct ustack_spans	*cpus;
+	unsigned int		nr_cpus;
+	size_t			nr_spans;
+	size_t			bytes;
+	struct ustack_entry	*spare;		/* for an event that lost its stack */
+};
+
+int ustack_index_reserve(struct ustack_index *idx, int cpu, unsigned long long pos) __hidden;
+void ustack_index_note(struct ustack_index *idx, int cpu, int pid, unsigned long long pos,
+		       const struct ustack_info *info, struct ustack_entry *entry) __hidden;
+void ustack_index_clear(struct ustack_index *idx) __hidden;
+
 struct ustack_stitcher {
 	struct ustack_formats		fmt;
 	unsigned int			flags;
@@ -259,6 +304,7 @@ struct ustack_stitcher {
 	size_t				max_held;
 	size_t				max_held_bytes;
 	struct ustack_stitch_stats	stats;
+	struct ustack_index		index;		/* with USTACK_STITCH_INDEX_* */
 };
 
 /*
@@ -282,9 +328,12 @@ struct ustack_run {
 };
 
 /* ustack-stitch.c */
+struct ustack_stitcher *ustack_stitcher_new(unsigned int flags, ustack_stitch_func callback,
+					    void *context) __hidden;
 int ustack_run_start(struct ustack_run *run, struct tep_handle *tep, unsigned int flags,
 		     ustack_stitch_func callback, void *context) __hidden;
 int ustack_run_record(struct ustack_run *run, struct tep_record *record, int cpu) __hidden;
+int ustack_run_end(struct ustack_run *run, int iterated) __hidden;
 int ustack_run_finish(struct ustack_run *run, int iterated) __hidden;
 
 /* ustack-rules.c */

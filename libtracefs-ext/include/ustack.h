@@ -2,13 +2,16 @@
 /*
  * libtracefs-ext: user-space stack helpers for ftrace.
  *
- * Three API families, each with its man page in Documentation/:
+ * Four API families, each with its man page in Documentation/:
  *
  *   ustack-control.3	 the tracefs option user_stacktrace_deferred;
  *   ustack-stitcher.3	 events of a trace joined with their deferred user
  *			 stacks (the user_unwind_* entries of the kernel),
  *			 stacks as text or folded for flame graphs, and the
  *			 frame decoder alone, for a parser of its own;
+ *   ustack-lookup.3	 the stack of a given event, asked in any order
+ *			 (an index of the stitcher), stitchers fed in parts,
+ *			 and stitchers fed records as bytes (no libtraceevent);
  *   ustack-symbolizer.3 "offset into a mapped file", what the kernel records
  *			 for a user stack frame, to "symbol+offset".
  *
@@ -209,6 +212,7 @@ enum ustack_state {
 	USTACK_STATE_LOST,	/* it carries a cookie whose stack did not come */
 	USTACK_STATE_UNKNOWN,	/* events were missed on its CPU: cookie not known */
 	USTACK_STATE_RAW,	/* a user_unwind_* entry itself (USTACK_STITCH_RAW) */
+	USTACK_STATE_PENDING,	/* ustack_stitcher_lookup(): its stack may still come */
 };
 
 /* Why a stack was lost. */
@@ -258,11 +262,16 @@ enum ustack_stat {
 	USTACK_STAT_PEAK_TASKS,		/* the most tasks there were */
 	USTACK_STAT_PEAK_HELD,		/* the most events held there were */
 	USTACK_STAT_PEAK_HELD_BYTES,	/* the most bytes held there were */
+	USTACK_STAT_INDEX_SPANS,	/* runs of events kept for ustack_stitcher_lookup() */
+	USTACK_STAT_INDEX_BYTES,	/* the bytes they take, with their entries */
 };
 
 /* Flags of ustack_stitcher_alloc() and the drivers */
 #define USTACK_STITCH_RAW		(1U << 0)	/* hand back user_unwind_* entries too */
 #define USTACK_STITCH_START_UNKNOWN	(1U << 1)	/* the input may start mid-stream */
+/* Keep what every event carries for ustack_stitcher_lookup(), by position: */
+#define USTACK_STITCH_INDEX_TS		(1U << 2)	/* the record's timestamp */
+#define USTACK_STITCH_INDEX_OFFSET	(1U << 3)	/* its offset (in a trace.dat file) */
 
 /* Default limits; see ustack_stitcher_set_limits() */
 #define USTACK_STITCH_MAX_TASKS		4096
@@ -295,6 +304,31 @@ int ustack_stitch_instance(struct tep_handle *tep, struct tracefs_instance *inst
 			   unsigned int flags, ustack_stitch_func callback, void *context);
 int ustack_stitch_tracecmd(struct tracecmd_input *handle, unsigned int flags,
 			   ustack_stitch_func callback, void *context);
+/* the same into the caller's stitcher, which is not flushed: more input may follow */
+int ustack_stitcher_feed_instance(struct ustack_stitcher *st, struct tracefs_instance *instance);
+int ustack_stitcher_feed_tracecmd(struct ustack_stitcher *st, struct tracecmd_input *handle);
+
+/* ustack-index.c: what an event carries, after the records were added */
+const struct ustack_info *ustack_stitcher_lookup(struct ustack_stitcher *st, int cpu, int pid,
+						 unsigned long long pos);
+
+/*
+ * ustack-layout.c: a stitcher for a tool that reads the ring buffer itself,
+ * without libtraceevent: where the entries' fields are, from their format files
+ */
+struct ustack_layout;
+struct ustack_layout *ustack_layout_alloc(void);
+void ustack_layout_free(struct ustack_layout *layout);
+int ustack_layout_set_event(struct ustack_layout *layout, const char *event, int id);
+int ustack_layout_set_field(struct ustack_layout *layout, const char *event, const char *field,
+			    unsigned int offset, unsigned int size);
+int ustack_layout_set_big_endian(struct ustack_layout *layout, bool big_endian);
+struct ustack_stitcher *ustack_stitcher_alloc_layout(const struct ustack_layout *layout,
+						     unsigned int flags,
+						     ustack_stitch_func callback, void *context);
+int ustack_stitcher_add_data(struct ustack_stitcher *st, int cpu, unsigned long long ts,
+			     unsigned long long offset, const void *data, size_t size,
+			     bool missed);
 
 /* ustack-frames.c: a stack kept past the callback, its frames' paths and build-ids with it */
 const struct ustack_stack *ustack_stack_get(const struct ustack_stack *stack);

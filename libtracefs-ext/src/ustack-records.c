@@ -120,6 +120,19 @@ static bool ustack_fits(const struct ustack_field *field, size_t size)
 	return field->offset <= size && field->size <= size - field->offset;
 }
 
+/* A number of another byte order, or of an odd size: byte by byte. */
+static unsigned long long ustack_read_bytes(const struct ustack_formats *fmt,
+					    const unsigned char *ptr, unsigned int size)
+{
+	bool big = (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__) != fmt->swap;
+	unsigned long long v = 0;
+	unsigned int i;
+
+	for (i = 0; i < size; i++)
+		v |= (unsigned long long)ptr[big ? size - 1 - i : i] << (8 * i);
+	return v;
+}
+
 static unsigned long long ustack_read(const struct ustack_formats *fmt, const void *data,
 				      const struct ustack_field *field)
 {
@@ -129,7 +142,7 @@ static unsigned long long ustack_read(const struct ustack_formats *fmt, const vo
 	uint64_t u64;
 
 	if (fmt->swap)
-		return tep_read_number(fmt->tep, ptr, field->size);
+		return ustack_read_bytes(fmt, (const unsigned char *)ptr, field->size);
 	switch (field->size) {
 	case 1:
 		return *(const uint8_t *)ptr;
@@ -143,7 +156,7 @@ static unsigned long long ustack_read(const struct ustack_formats *fmt, const vo
 		memcpy(&u64, ptr, 8);
 		return u64;
 	default:
-		return tep_read_number(fmt->tep, ptr, field->size);
+		return ustack_read_bytes(fmt, (const unsigned char *)ptr, field->size);
 	}
 }
 
@@ -153,6 +166,8 @@ static struct tep_event *ustack_type_event(struct ustack_formats *fmt, int type)
 	struct ustack_type_slot *slot = &fmt->types[(unsigned int)type % USTACK_TYPE_CACHE];
 	struct tep_event *event;
 
+	if (!fmt->tep)
+		return NULL;
 	if (slot->id == type)
 		return slot->event;
 	event = tep_find_event(fmt->tep, type);

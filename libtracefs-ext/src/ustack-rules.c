@@ -224,8 +224,7 @@ int ustack_on_stack(struct ustack_stitcher *st, struct ustack_cpu *c,
 	if (!stack)
 		return -1;
 	if (entry) {
-		entry->state = USTACK_ENTRY_STACK;
-		entry->stack = ustack_stack_get(stack);
+		ustack_entry_set_stack(entry, stack);
 		ustack_task_touch(&st->tasks, task);
 	}
 	if (st->flags & USTACK_STITCH_RAW)

@@ -57,3 +57,41 @@ int ustack_stitch_tracecmd(struct tracecmd_input *handle, unsigned int flags,
 	ret = tracecmd_iterate_events(handle, NULL, 0, ustack_tracecmd_record, &run);
 	return ustack_run_finish(&run, ret);
 }
+
+/**
+ * ustack_stitcher_feed_tracecmd - feed the events of a trace file to a stitcher
+ * @st: the stitcher, allocated with the event formats of the file
+ *	(tracecmd_get_tep() of @handle)
+ * @handle: the trace file, or a buffer of it
+ *	(tracecmd_buffer_instance_handle())
+ *
+ * Like ustack_stitch_tracecmd(), but into the caller's stitcher, which is
+ * not flushed: events whose stack came are handed back (and indexed), the
+ * others stay held (or pending in the index) for what is fed next. Call
+ * ustack_stitcher_flush() at the end of the input. So a stitcher can be
+ * given the file with an index and no callback, for ustack_stitcher_lookup()
+ * by record offset (USTACK_STITCH_INDEX_OFFSET), which is what a viewer that
+ * reads its rows with tracecmd_read_at() has for each row.
+ *
+ * The records are read from where the handle's CPUs are, to the end: a
+ * handle is read once (libtracecmd 1.3 has no public way back), so a viewer
+ * reads its rows through a handle of its own.
+ *
+ * Return: 0 when every record was fed; 1 when the callback asked to stop
+ * (the records after it were not read); -1 with errno: EINVAL (@st or
+ * @handle NULL, @st not of the file's formats), the errors of
+ * ustack_stitcher_add(), or EIO when libtracecmd failed.
+ */
+int ustack_stitcher_feed_tracecmd(struct ustack_stitcher *st, struct tracecmd_input *handle)
+{
+	struct ustack_run run = { .st = st };
+	int ret;
+
+	if (!st || !handle || tracecmd_get_tep(handle) != st->fmt.tep) {
+		errno = EINVAL;
+		return -1;
+	}
+	errno = 0;
+	ret = tracecmd_iterate_events(handle, NULL, 0, ustack_tracecmd_record, &run);
+	return ustack_run_end(&run, ret);
+}

@@ -71,3 +71,37 @@ int ustack_stitch_instance(struct tep_handle *tep, struct tracefs_instance *inst
 	errno = err;
 	return ret;
 }
+
+/**
+ * ustack_stitcher_feed_instance - feed what an instance holds now to a stitcher
+ * @st: the stitcher, allocated with the event formats of the instance's
+ *	tracing directory (tracefs_local_events())
+ * @instance: the instance; NULL for the top level
+ *
+ * Like ustack_stitch_instance(), but into the caller's stitcher, which is
+ * not flushed: call it again while the instance is tracing, and the stacks
+ * of events read by one call can come with the records of the next (the
+ * file table, the tasks and the held events stay). Events whose stack came
+ * are handed back (and indexed) by each call. Call ustack_stitcher_flush()
+ * once tracing is over and the last records were fed.
+ *
+ * Return: 0 when every record there was fed; 1 when the callback asked to
+ * stop (the records after it stay in the buffers only if libtracefs had not
+ * read them yet); -1 with errno: EINVAL (@st NULL, or a stitcher without a
+ * tep: ustack_stitcher_alloc_layout()), the errors of ustack_stitcher_add(),
+ * or of reading the instance (EIO when libtracefs did not say).
+ */
+int ustack_stitcher_feed_instance(struct ustack_stitcher *st, struct tracefs_instance *instance)
+{
+	struct ustack_run run = { .st = st };
+	int ret;
+
+	if (!st || !st->fmt.tep) {
+		errno = EINVAL;
+		return -1;
+	}
+	errno = 0;
+	ret = tracefs_iterate_raw_events(st->fmt.tep, instance, NULL, 0, ustack_tracefs_record,
+					 &run);
+	return ustack_run_end(&run, ret);
+}

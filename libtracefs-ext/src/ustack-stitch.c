@@ -10,6 +10,16 @@
 
 #include "ustack-stitch-local.h"
 
+#define USTACK_STITCH_INDEX	(USTACK_STITCH_INDEX_TS | USTACK_STITCH_INDEX_OFFSET)
+#define USTACK_STITCH_FLAGS	(USTACK_STITCH_RAW | USTACK_STITCH_START_UNKNOWN | USTACK_STITCH_INDEX)
+
+/* A record's position in the stitcher's index. */
+static unsigned long long ustack_pos(const struct ustack_stitcher *st,
+				     const struct tep_record *record)
+{
+	return st->flags & USTACK_STITCH_INDEX_TS ? record->ts : record->offset;
+}
+
 /**
  * ustack_stitcher_add - feed a record to the stitcher
  * @st: the stitcher
@@ -24,14 +34,17 @@
  * only during this call. Held events that the record makes ready are handed
  * back first. A record with missed_events set makes its CPU's state unknown
  * until the CPU's next cookie entry, or stack entry that gives a cookie.
+ * With an index (USTACK_STITCH_INDEX_TS, _OFFSET), what the event carries is
+ * noted for ustack_stitcher_lookup(); without a callback, that is all.
  *
  * When the callback returns non-zero, no more events are handed back during
  * this call: the rest stay held, for the next call of ustack_stitcher_add()
  * or ustack_stitcher_flush(). The callback must not call the stitcher.
  *
  * Return: 0; 1 when the callback asked to stop; -1 with errno EINVAL (@st or
- * @record NULL, @record with a size but no data, @cpu negative or too large)
- * or ENOMEM (the record is then not taken; the stitcher stays usable).
+ * @record NULL, @record with a size but no data, @cpu negative or too large,
+ * with an index: an event before the last one of its CPU) or ENOMEM (the
+ * record is then not taken; the stitcher stays usable).
  */
 int ustack_stitcher_add(struct ustack_stitcher *st, struct tep_record *record, int cpu)
 {
@@ -50,6 +63,10 @@ int ustack_stitcher_add(struct ustack_stitcher *st, struct tep_record *record, i
 	if (!c)
 		return -1;
 	ustack_rec_read(&st->fmt, record, &rec);
+	/* before anything changes: a record that cannot be indexed is not taken */
+	if ((st->flags & USTACK_STITCH_INDEX) && rec.kind == USTACK_KIND_EVENT &&
+	    ustack_index_reserve(&st->index, cpu, ustack_pos(st, record)))
+		return -1;
 	if (record->missed_events) {
 		c->state = USTACK_CPU_UNKNOWN;
 		st->missed_gen++;
@@ -63,6 +80,11 @@ int ustack_stitcher_add(struct ustack_stitcher *st, struct tep_record *record, i
 	case USTACK_KIND_EVENT:
 		if (ustack_on_event(st, c, &rec, &out))
 			return -1;
+		if (st->flags & USTACK_STITCH_INDEX)
+			ustack_index_note(&st->index, cpu, rec.pid, ustack_pos(st, record),
+					  &out.info, out.entry);
+		if (!st->callback)
+			return 0;
 		return ustack_hand_back(st, &out);
 	case USTACK_KIND_COOKIE:
 		ustack_on_cookie(st, c, &rec);
@@ -88,13 +110,57 @@ int ustack_stitcher_add(struct ustack_stitcher *st, struct tep_record *record, i
 }
 
 /**
+ * ustack_stitcher_add_data - feed a record given as bytes
+ * @st: the stitcher
+ * @cpu: the CPU whose buffer the record is from
+ * @ts: its timestamp
+ * @offset: its offset (its position with USTACK_STITCH_INDEX_OFFSET); 0 if
+ *	there is none
+ * @data: the record's data: the event, from its common_type on
+ * @size: the bytes of @data
+ * @missed: events were missed on @cpu right before this one
+ *
+ * ustack_stitcher_add() for a tool that has no struct tep_record: a reader
+ * of the ring buffer of its own, with a stitcher of
+ * ustack_stitcher_alloc_layout(). The callback, if any, gets a record made
+ * of these (and a NULL event with such a stitcher).
+ *
+ * Return: as ustack_stitcher_add(); -1 with errno EINVAL also when @data is
+ * NULL with a @size, or @size does not fit an int.
+ */
+int ustack_stitcher_add_data(struct ustack_stitcher *st, int cpu, unsigned long long ts,
+			     unsigned long long offset, const void *data, size_t size,
+			     bool missed)
+{
+	struct tep_record record;
+
+	if ((!data && size) || size > (size_t)INT32_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(&record, 0, sizeof(record));
+	record.ts = ts;
+	record.offset = offset;
+	record.missed_events = missed ? -1 : 0;
+	record.record_size = size;
+	record.size = size;
+	record.data = (void *)data;
+	record.cpu = cpu;
+	record.ref_count = 1;
+	return ustack_stitcher_add(st, &record, cpu);
+}
+
+/**
  * ustack_stitcher_flush - the input ended
  * @st: the stitcher
  *
  * Every stack still awaited is lost (USTACK_LOST_END), and the events held
  * for it are handed back, in order. The stitcher then starts over: no CPU
- * state, no task, no file is kept (its limits and statistics are), so it can
- * take another input.
+ * state, no task, no file is kept (its limits, statistics and index are), so
+ * it can take another input. Flush only at the end of an input: for a trace
+ * read in parts, as a live instance is, feed every part to the same stitcher
+ * (ustack_stitcher_feed_instance()), and the stacks of events at the end of
+ * one part can still come in the next.
  *
  * Return: 0; 1 when the callback asked to stop (call again for the rest);
  * -1 with errno EINVAL when @st is NULL.
@@ -111,8 +177,11 @@ int ustack_stitcher_flush(struct ustack_stitcher *st)
 		if (h->entry)
 			ustack_entry_lose(h->entry, USTACK_LOST_END);
 	}
-	while (st->tasks.lru_head)
+	/* entries no held event waits for: the index's */
+	while (st->tasks.lru_head) {
+		ustack_entry_lose(st->tasks.lru_head->entry, USTACK_LOST_END);
 		ustack_task_del(&st->tasks, st->tasks.lru_head);
+	}
 	ustack_cpus_reset(st);
 	ustack_files_clear(&st->files);
 	return ustack_drain(st);
@@ -219,11 +288,51 @@ int ustack_stitcher_get_stat(struct ustack_stitcher *st, enum ustack_stat what, 
 	case USTACK_STAT_PEAK_HELD_BYTES:
 		*value = s->peak_held_bytes;
 		break;
+	case USTACK_STAT_INDEX_SPANS:
+		*value = st->index.nr_spans;
+		break;
+	case USTACK_STAT_INDEX_BYTES:
+		*value = st->index.bytes;
+		break;
 	default:
 		errno = EINVAL;
 		return -1;
 	}
 	return 0;
+}
+
+/**
+ * ustack_stitcher_new - a stitcher without its formats yet
+ * @flags: as for ustack_stitcher_alloc()
+ * @callback: as for ustack_stitcher_alloc()
+ * @context: as for ustack_stitcher_alloc()
+ *
+ * Return: the stitcher; NULL with errno EINVAL (see ustack_stitcher_alloc())
+ * or ENOMEM.
+ */
+struct ustack_stitcher *ustack_stitcher_new(unsigned int flags, ustack_stitch_func callback,
+					    void *context)
+{
+	struct ustack_stitcher *st;
+
+	if ((flags & ~USTACK_STITCH_FLAGS) ||
+	    (flags & USTACK_STITCH_INDEX) == USTACK_STITCH_INDEX ||
+	    (!callback && (!(flags & USTACK_STITCH_INDEX) || (flags & USTACK_STITCH_RAW)))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return NULL;
+	if (ustack_tasks_init(&st->tasks)) {
+		free(st);
+		return NULL;
+	}
+	st->flags = flags;
+	st->callback = callback;
+	st->context = context;
+	ustack_stitcher_set_limits(st, 0, 0, 0);
+	return st;
 }
 
 /**
@@ -234,8 +343,12 @@ int ustack_stitcher_get_stat(struct ustack_stitcher *st, enum ustack_stat what, 
  *	order, as USTACK_STATE_RAW; USTACK_STITCH_START_UNKNOWN: the input may
  *	start in the middle of the buffers (a trace_pipe_raw someone else read
  *	from), so events on a CPU are USTACK_STATE_UNKNOWN until its first
- *	cookie entry, not USTACK_STATE_NONE
- * @callback: called for every event (see ustack_stitcher_add())
+ *	cookie entry, not USTACK_STATE_NONE; USTACK_STITCH_INDEX_TS or
+ *	USTACK_STITCH_INDEX_OFFSET (not both): keep what every event carries,
+ *	by its record's timestamp or offset, for ustack_stitcher_lookup()
+ * @callback: called for every event (see ustack_stitcher_add()); may be NULL
+ *	with an index (and without USTACK_STITCH_RAW): the events are then only
+ *	looked up, and none is held
  * @context: passed to @callback
  *
  * The stitcher finds the events user_unwind_cookie, user_unwind_stack and
@@ -245,30 +358,27 @@ int ustack_stitcher_get_stat(struct ustack_stitcher *st, enum ustack_stat what, 
  * USTACK_STATE_NONE, in order, holding nothing.
  *
  * Return: the stitcher, to be freed with ustack_stitcher_free(); NULL with
- * errno EINVAL (@tep or @callback NULL, unknown @flags), EPROTO (@tep has the
- * events, but not all three or not with the fields of the format the
- * library knows) or ENOMEM.
+ * errno EINVAL (@tep NULL, @callback NULL without an index, unknown @flags,
+ * both index flags), EPROTO (@tep has the events, but not all three or not
+ * with the fields of the format the library knows) or ENOMEM.
  */
 struct ustack_stitcher *ustack_stitcher_alloc(struct tep_handle *tep, unsigned int flags,
 					      ustack_stitch_func callback, void *context)
 {
 	struct ustack_stitcher *st;
 
-	if (!tep || !callback || (flags & ~(USTACK_STITCH_RAW | USTACK_STITCH_START_UNKNOWN))) {
+	if (!tep) {
 		errno = EINVAL;
 		return NULL;
 	}
-	st = calloc(1, sizeof(*st));
+	st = ustack_stitcher_new(flags, callback, context);
 	if (!st)
 		return NULL;
-	if (ustack_formats_init(&st->fmt, tep) || ustack_tasks_init(&st->tasks)) {
-		free(st);
+	if (ustack_formats_init(&st->fmt, tep)) {
+		ustack_stitcher_free(st);
+		errno = EPROTO;
 		return NULL;
 	}
-	st->flags = flags;
-	st->callback = callback;
-	st->context = context;
-	ustack_stitcher_set_limits(st, 0, 0, 0);
 	return st;
 }
 
@@ -286,6 +396,7 @@ void ustack_stitcher_free(struct ustack_stitcher *st)
 	ustack_held_clear(st);
 	ustack_tasks_clear(&st->tasks);
 	ustack_files_clear(&st->files);
+	ustack_index_clear(&st->index);
 	free(st->cpus);
 	free(st);
 }
@@ -329,6 +440,31 @@ int ustack_run_record(struct ustack_run *run, struct tep_record *record, int cpu
 }
 
 /**
+ * ustack_run_end - the iteration over a part of the input is over
+ * @run: the run; its stitcher is kept
+ * @iterated: what the iteration returned
+ *
+ * Return: 0 when every record was fed; 1 when the callback asked to stop;
+ * -1 with errno when a record could not be taken or the iteration failed
+ * (EIO when the iterator said no more).
+ */
+int ustack_run_end(struct ustack_run *run, int iterated)
+{
+	if (run->err) {
+		errno = run->err;
+		return -1;
+	}
+	if (run->stopped)
+		return 1;
+	if (iterated < 0) {
+		if (!errno)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+/**
  * ustack_run_finish - the iteration over the input is over
  * @run: the run; its stitcher is freed
  * @iterated: what the iteration returned
@@ -341,22 +477,14 @@ int ustack_run_record(struct ustack_run *run, struct tep_record *record, int cpu
  */
 int ustack_run_finish(struct ustack_run *run, int iterated)
 {
-	int ret;
+	int ret, err;
 
-	if (run->err) {
-		ret = -1;
-	} else if (run->stopped) {
-		ret = 1;
-	} else if (iterated < 0) {
-		if (!errno)
-			errno = EIO;
-		ret = -1;
-	} else {
+	ret = ustack_run_end(run, iterated);
+	err = errno;
+	if (!ret)
 		ret = ustack_stitcher_flush(run->st);
-	}
 	ustack_stitcher_free(run->st);
 	run->st = NULL;
-	if (run->err)
-		errno = run->err;
+	errno = err;
 	return ret;
 }

@@ -194,6 +194,8 @@ struct ustack_entry *ustack_entry_alloc(unsigned long long cookie, unsigned long
 	e->state = USTACK_ENTRY_PENDING;
 	e->cookie = cookie;
 	e->missed_gen = missed_gen;
+	e->info.state = USTACK_STATE_PENDING;
+	e->info.cookie = cookie;
 	return e;
 }
 
@@ -232,4 +234,19 @@ void ustack_entry_lose(struct ustack_entry *entry, enum ustack_lost why)
 		return;
 	entry->state = USTACK_ENTRY_LOST;
 	entry->lost = why;
+	entry->info.state = USTACK_STATE_LOST;
+	entry->info.lost = why;
+}
+
+/**
+ * ustack_entry_set_stack - the stack of a pending entry came
+ * @entry: the entry, pending
+ * @stack: its stack; the entry takes a reference
+ */
+void ustack_entry_set_stack(struct ustack_entry *entry, const struct ustack_stack *stack)
+{
+	entry->state = USTACK_ENTRY_STACK;
+	entry->stack = ustack_stack_get(stack);
+	entry->info.state = USTACK_STATE_STACK;
+	entry->info.stack = entry->stack;
 }

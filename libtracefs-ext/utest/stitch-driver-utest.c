@@ -79,6 +79,25 @@ static int ut_write_format(const char *sys, const char *name, const char *fmt, s
 	return utest_write_file(path, "0\n", 2) ? 0 : -1;
 }
 
+/* The buffers of a tracing directory hold these pages now (which are freed). */
+static bool ut_write_cpus(const char *dir, struct ut_pages cpus[2])
+{
+	char path[PATH_MAX];
+	bool ok = true;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		utest_pathf(path, sizeof(path), "%s/per_cpu/cpu%d", dir, i);
+		ok &= utest_make_dirs(path);
+		utest_pathf(path, sizeof(path), "%s/per_cpu/cpu%d/trace_pipe_raw", dir, i);
+		/* an empty buffer: fwrite() wants a buffer even for 0 bytes */
+		ok &= utest_write_file(path, cpus[i].nr ? cpus[i].data : (unsigned char *)"",
+				       cpus[i].nr * UT_PAGE);
+		ut_pages_free(&cpus[i]);
+	}
+	return ok;
+}
+
 /* A tracing directory with the trace in its buffers, and the event formats. */
 static bool ut_fake_tracefs(char *dir, size_t size)
 {
@@ -87,17 +106,10 @@ static bool ut_fake_tracefs(char *dir, size_t size)
 	const char *hp;
 	bool ok = true;
 	size_t len;
-	int i;
 
 	if (!utest_dir("tracing-trace", dir, size) || !ut_build(cpus))
 		return false;
-	for (i = 0; i < 2; i++) {
-		utest_pathf(path, sizeof(path), "%s/per_cpu/cpu%d", dir, i);
-		ok &= utest_make_dirs(path);
-		utest_pathf(path, sizeof(path), "%s/per_cpu/cpu%d/trace_pipe_raw", dir, i);
-		ok &= utest_write_file(path, cpus[i].data, cpus[i].nr * UT_PAGE);
-		ut_pages_free(&cpus[i]);
-	}
+	ok &= ut_write_cpus(dir, cpus);
 	hp = ut_header_page(&len);
 	utest_pathf(path, sizeof(path), "%s/events", dir);
 	ok &= hp && utest_make_dirs(path);
@@ -273,15 +285,214 @@ static void test_tracecmd(void)
 		 "no handle");
 }
 
-/* Run the example, and compare its output line by line, from the first event on. */
-static void ut_example(const char *args, const char * const *want, size_t nr)
+/* What the index says of each event of a file, in file order. */
+struct ut_looked {
+	struct ustack_stitcher	*st;
+	struct tep_handle	*tep;
+	enum ustack_state	state[8];
+	enum ustack_lost	lost[8];
+	size_t			nr;
+};
+
+static int ut_look(struct tracecmd_input *handle, struct tep_record *record, int cpu,
+		   void *context)
+{
+	struct ut_looked *l = context;
+	const struct ustack_info *info;
+	int type = tep_data_type(l->tep, record);
+
+	(void)handle;
+	(void)cpu;
+	if (type == UT_ID_COOKIE || type == UT_ID_STACK || type == UT_ID_FILE || l->nr == 8)
+		return 0;
+	info = ustack_stitcher_lookup(l->st, record->cpu, tep_data_pid(l->tep, record),
+				      record->offset);
+	l->state[l->nr] = info ? info->state : (enum ustack_state)-1;
+	l->lost[l->nr++] = info ? info->lost : USTACK_LOST_NONE;
+	return 0;
+}
+
+/*
+ * Every event of the file looked up by record offset, as a viewer with its
+ * own handle would (a handle is read once: libtracecmd 1.3 has no public
+ * way back).
+ */
+static void ut_look_all(const char *path, struct ustack_stitcher *st,
+			const enum ustack_state *state, enum ustack_lost lost_q)
+{
+	struct tracecmd_input *handle = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	struct ut_looked l = { .st = st };
+	size_t i;
+
+	if (!UT_CHECK(handle, "tracecmd_open(%s) failed", path))
+		return;
+	l.tep = tracecmd_get_tep(handle);
+	tracecmd_iterate_events(handle, NULL, 0, ut_look, &l);
+	tracecmd_close(handle);
+	if (!UT_CHECK(l.nr == 4, "%zu events looked up", l.nr))
+		return;
+	for (i = 0; i < 4; i++)
+		UT_CHECK(l.state[i] == state[i], "event %zu: state %d, want %d", i, l.state[i],
+			 state[i]);
+	UT_CHECK(l.lost[1] == lost_q, "Q's lost %d, want %d", l.lost[1], lost_q);
+}
+
+/*
+ * ustack_stitcher_feed_tracecmd(): a stitcher of the caller's, with an index
+ * by offset and no callback (a viewer's), or with a callback; not flushed.
+ */
+static void test_feed_tracecmd(void)
+{
+	static const enum ustack_state before[] = {
+		USTACK_STATE_STACK, USTACK_STATE_PENDING, USTACK_STATE_NONE, USTACK_STATE_UNKNOWN,
+	};
+	static const enum ustack_state after[] = {
+		USTACK_STATE_STACK, USTACK_STATE_LOST, USTACK_STATE_NONE, USTACK_STATE_UNKNOWN,
+	};
+	struct tracecmd_input *handle;
+	struct ustack_stitcher *st;
+	struct tep_handle *other;
+	char path[PATH_MAX];
+	struct ut_trace t;
+
+	utest_pathf(path, sizeof(path), "%s/trace.dat", fx.tmp_dir);
+	if (!UT_CHECK(ut_write_dat(path), "write %s", path))
+		return;
+	handle = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	if (!UT_CHECK(handle, "tracecmd_open(%s) failed", path))
+		return;
+	st = ustack_stitcher_alloc(tracecmd_get_tep(handle), USTACK_STITCH_INDEX_OFFSET, NULL,
+				   NULL);
+	if (UT_CHECK(st, "alloc: %s", strerror(errno))) {
+		UT_CHECK(!ustack_stitcher_feed_tracecmd(st, handle), "feed: %s", strerror(errno));
+		ut_look_all(path, st, before, USTACK_LOST_NONE);
+		UT_CHECK(!ustack_stitcher_flush(st), "flush");
+		ut_look_all(path, st, after, USTACK_LOST_END);
+	}
+	ustack_stitcher_free(st);
+	tracecmd_close(handle);
+
+	/* with a callback: what is ready is handed back, the rest at the flush */
+	handle = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	if (!UT_CHECK(handle, "tracecmd_open(%s) failed", path))
+		return;
+	memset(&t, 0, sizeof(t));
+	t.st = ustack_stitcher_alloc(tracecmd_get_tep(handle), 0, ut_callback, &t);
+	if (UT_CHECK(t.st, "alloc: %s", strerror(errno))) {
+		UT_CHECK(!ustack_stitcher_feed_tracecmd(t.st, handle), "feed: %s",
+			 strerror(errno));
+		UT_SEEN(&t, 1);
+		UT_CHECK(!ustack_stitcher_flush(t.st), "flush");
+		ut_check_trace(&t);
+	}
+	ustack_stitcher_free(t.st);
+	free(t.seen);
+
+	/* a stitcher of other formats than the file's */
+	other = utest_tep(UT_FORMATS_ALL);
+	st = other ? ustack_stitcher_alloc(other, USTACK_STITCH_INDEX_OFFSET, NULL, NULL) : NULL;
+	errno = 0;
+	UT_CHECK(st && ustack_stitcher_feed_tracecmd(st, handle) == -1 && errno == EINVAL,
+		 "another tep: errno %d", errno);
+	errno = 0;
+	UT_CHECK(ustack_stitcher_feed_tracecmd(st, NULL) == -1 && errno == EINVAL, "no handle");
+	errno = 0;
+	UT_CHECK(ustack_stitcher_feed_tracecmd(NULL, handle) == -1 && errno == EINVAL,
+		 "no stitcher");
+	ustack_stitcher_free(st);
+	tep_free(other);
+	tracecmd_close(handle);
+}
+
+/*
+ * ustack_stitcher_feed_instance(), read twice while "tracing": P's stack
+ * comes in the second read, and the stitcher that was not flushed gives it
+ * to P's event of the first; read by ustack_stitch_instance(), each read on
+ * its own, it was lost.
+ */
+static void test_feed_instance(void)
+{
+	unsigned char rec[256], enc[64];
+	struct tracefs_instance *inst;
+	const struct ustack_info *info;
+	struct ut_pages cpus[2];
+	char dir[PATH_MAX];
+	struct ut_trace t;
+	bool ok = true;
+	size_t len;
+
+	ut_mounts = ut_tracefs_mounts();
+	if (!UT_CHECK(ut_fake_tracefs(dir, sizeof(dir)), "fake tracefs") ||
+	    !UT_CHECK(!tracefs_set_tracing_dir(dir), "tracefs_set_tracing_dir"))
+		return;
+	inst = tracefs_instance_alloc(dir, NULL);
+	memset(&t, 0, sizeof(t));
+	t.tep = utest_tep(UT_FORMATS_ALL);
+	if (!UT_CHECK(inst && t.tep, "instance"))
+		goto out;
+	t.st = ustack_stitcher_alloc(t.tep, USTACK_STITCH_INDEX_TS, ut_callback, &t);
+	if (!UT_CHECK(t.st, "alloc: %s", strerror(errno)))
+		goto out;
+
+	/* first read: P's cookie and event on CPU 0 */
+	memset(cpus, 0, sizeof(cpus));
+	ok &= ut_pages_add(&cpus[0], 1000, rec, ut_rec_cookie(rec, P, K1), false);
+	ok &= ut_pages_add(&cpus[0], 2000, rec, ut_rec_event(rec, P, 1), false);
+	ok &= ut_write_cpus(dir, cpus);
+	UT_CHECK(ok && !ustack_stitcher_feed_instance(t.st, inst), "feed 1: %s", strerror(errno));
+	UT_SEEN(&t, 0);
+	info = ustack_stitcher_lookup(t.st, 0, P, 2000);
+	UT_CHECK(info && info->state == USTACK_STATE_PENDING, "after the first read: state %d",
+		 info ? (int)info->state : -1);
+
+	/* second read: its file and stack on CPU 1, another event of the entry on CPU 0 */
+	memset(cpus, 0, sizeof(cpus));
+	ok &= ut_pages_add(&cpus[1], 3000, rec, ut_rec_file(rec, P, 1, 20, "/lib/libsample.so"),
+			   false);
+	len = ut_encode(enc, ut_p_frames, 3);
+	ok &= ut_pages_add(&cpus[1], 3500, rec, ut_rec_stack(rec, P, K1, 3, 0, enc, len), false);
+	ok &= ut_pages_add(&cpus[0], 4000, rec, ut_rec_event(rec, P, 2), false);
+	ok &= ut_write_cpus(dir, cpus);
+	UT_CHECK(ok && !ustack_stitcher_feed_instance(t.st, inst), "feed 2: %s", strerror(errno));
+	UT_SEEN(&t, 2);
+	UT_EXPECT(&t, 0, 1, STACK, NONE);
+	UT_EXPECT(&t, 1, 2, STACK, NONE);
+	if (t.nr_seen == 2)
+		UT_CHECK_STR(t.seen[0].text, ut_p_text);
+	UT_CHECK(info && info->state == USTACK_STATE_STACK, "the lookup's info: state %d",
+		 info ? (int)info->state : -1);
+	UT_CHECK(!ustack_stitcher_flush(t.st), "flush");
+	UT_SEEN(&t, 2);
+	ustack_stitcher_free(t.st);
+	free(t.seen);
+	t.st = NULL;
+	t.seen = NULL;
+	t.nr_seen = t.cap = 0;
+
+	/* each read a whole input: the first's event lost its stack */
+	memset(cpus, 0, sizeof(cpus));
+	ok = ut_pages_add(&cpus[0], 1000, rec, ut_rec_cookie(rec, P, K1), false);
+	ok &= ut_pages_add(&cpus[0], 2000, rec, ut_rec_event(rec, P, 1), false);
+	ok &= ut_write_cpus(dir, cpus);
+	UT_CHECK(ok && !ustack_stitch_instance(t.tep, inst, 0, ut_callback, &t), "stitch");
+	UT_SEEN(&t, 1);
+	UT_EXPECT(&t, 0, 1, LOST, END);
+out:
+	ut_end(&t);
+	tracefs_instance_free(inst);
+	tracefs_set_tracing_dir(NULL);
+}
+
+/* Run an example, and compare its output line by line, from the first event on. */
+static void ut_example_run(const char *prog, const char *args, const char * const *want,
+			   size_t nr)
 {
 	char cmd[3 * PATH_MAX], line[1024];
 	size_t n = 0;
 	FILE *p;
 	int st;
 
-	utest_pathf(cmd, sizeof(cmd), "'%s/stitch' %s 2>&1", UTEST_EXAMPLES_DIR, args);
+	utest_pathf(cmd, sizeof(cmd), "'%s/%s' %s 2>&1", UTEST_EXAMPLES_DIR, prog, args);
 	p = popen(cmd, "r");
 	if (!UT_CHECK(p, "popen: %s", strerror(errno)))
 		return;
@@ -294,6 +505,31 @@ static void ut_example(const char *args, const char * const *want, size_t nr)
 	st = pclose(p);
 	UT_CHECK(WIFEXITED(st) && !WEXITSTATUS(st), "%s: exit status %#x", cmd, st);
 	UT_CHECK(n == nr, "%zu lines, want %zu", n, nr);
+}
+
+static void ut_example(const char *args, const char * const *want, size_t nr)
+{
+	ut_example_run("stitch", args, want, nr);
+}
+
+/* The lookup example: the events last first, each looked up by its offset. */
+static void test_example_lookup(void)
+{
+	static const char * const want[] = {
+		"sample-100", "  => [stack unknown]\n",
+		"-300 ",
+		"-200 ", "  => [stack lost]\n",
+		"sample-100", "  => /lib/libsample.so+0x1127\n", "  => /lib/libsample.so+0x1150\n",
+		"  => 0x7ffd00\n",
+		"lookup: 4 events, 3 runs indexed\n",
+	};
+	char args[2 * PATH_MAX];
+
+	utest_pathf(args, sizeof(args), "%s/trace.dat", fx.tmp_dir);
+	if (!UT_CHECK(ut_write_dat(args), "write trace.dat"))
+		return;
+	utest_pathf(args, sizeof(args), "-n '%s/trace.dat'", fx.tmp_dir);
+	ut_example_run("lookup", args, want, UT_ARRAY_SIZE(want));
 }
 
 static void test_example(void)
@@ -372,7 +608,10 @@ void utest_stitch_driver_register(void)
 		return;
 	CU_add_test(suite, "instance", test_instance);
 	CU_add_test(suite, "tracecmd", test_tracecmd);
+	CU_add_test(suite, "feed_tracecmd", test_feed_tracecmd);
+	CU_add_test(suite, "feed_instance", test_feed_instance);
 	CU_add_test(suite, "example", test_example);
 	CU_add_test(suite, "example_folded", test_example_folded);
+	CU_add_test(suite, "example_lookup", test_example_lookup);
 	CU_add_test(suite, "host_untouched", test_host_untouched);
 }

@@ -490,11 +490,17 @@ static void test_exports(void)
 		"ustack_stitcher_get_stat", "ustack_stitch_instance", "ustack_stitch_tracecmd",
 		"ustack_frame_format", "ustack_stack_format", "ustack_stack_get", "ustack_stack_put",
 		"ustack_stack_fold", "ustack_file_table_alloc", "ustack_file_table_free",
-		"ustack_file_table_set", "ustack_frames_decode",
+		"ustack_file_table_set", "ustack_frames_decode", "ustack_stitcher_lookup",
+		"ustack_stitcher_feed_instance", "ustack_stitcher_feed_tracecmd",
+		"ustack_layout_alloc", "ustack_layout_free", "ustack_layout_set_event",
+		"ustack_layout_set_field", "ustack_layout_set_big_endian",
+		"ustack_stitcher_alloc_layout", "ustack_stitcher_add_data",
 	};
 	static const char * const hidden[] = {
 		"ustack_uleb128", "ustack_stack_decode", "ustack_files_set", "ustack_rec_read",
 		"ustack_task_add", "ustack_hand_back", "ustack_on_event", "ustack_run_record",
+		"ustack_index_note", "ustack_index_reserve", "ustack_stitcher_new",
+		"ustack_run_end", "ustack_entry_set_stack",
 	};
 	utest_check_exports(api, UT_ARRAY_SIZE(api), hidden, UT_ARRAY_SIZE(hidden));
 }

@@ -8,7 +8,9 @@
  *
  *   header  flags (bit 0 USTACK_STITCH_RAW, bit 1 START_UNKNOWN, bit 2: the
  *           callback asks to stop now and then, bit 3: a big-endian trace,
- *           every field written the other way round), limits (0: defaults)
+ *           every field written the other way round, bit 4: an index by
+ *           timestamp, bit 5: with it, no callback, bit 6: a stitcher on a
+ *           layout, fed records as bytes), limits (0: defaults)
  *   record  op: bits 0-2 the kind, bits 3-4 the CPU, bit 5 a CPU byte
  *           follows (0xff: out of range), bit 6 a missed_events byte follows
  *           (0xff: -1, unknown), bit 7 a byte follows that cuts the record
@@ -30,7 +32,9 @@
  * once (by their timestamps); what the callback is told is consistent (a
  * stack with STACK, a reason with LOST and only then, no cookie with NONE or
  * UNKNOWN, raw entries only when asked for); after the last flush nothing is
- * held, and the stitcher counted every event handed back.
+ * held, and the stitcher counted every event handed back. With an index,
+ * every event is looked up right after it was added, and the last ones again
+ * after the flush: none is pending then.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -44,6 +48,14 @@
 
 #define FZ_KEEP		8
 #define FZ_REC_MAX	1024
+#define FZ_LOOKUPS	64
+
+/* An event added to a stitcher with an index, to look up again. */
+struct fz_event {
+	int			cpu;
+	int			pid;
+	unsigned long long	ts;
+};
 
 struct fz_stitch {
 	unsigned int		flags;		/* of the stitcher */
@@ -53,7 +65,25 @@ struct fz_stitch {
 	bool			stop;
 	const struct ustack_stack *kept[FZ_KEEP];
 	unsigned int		nr_kept;
+	bool			index;
+	bool			layout;		/* ustack_stitcher_add_data() */
+	struct fz_event		events[FZ_LOOKUPS];	/* the last ones added */
+	unsigned int		nr_events;
 };
+
+/* What a lookup says is consistent; pending only when @pending may be. */
+static void fz_lookup(struct ustack_stitcher *st, const struct fz_event *ev, bool pending)
+{
+	const struct ustack_info *info = ustack_stitcher_lookup(st, ev->cpu, ev->pid, ev->ts);
+
+	if (!info || info->state == USTACK_STATE_RAW || info->state > USTACK_STATE_PENDING ||
+	    (info->state == USTACK_STATE_PENDING && !pending) ||
+	    (info->state == USTACK_STATE_STACK && !info->stack) ||
+	    ((info->state == USTACK_STATE_LOST) != (info->lost != USTACK_LOST_NONE)))
+		abort();
+	if (info->stack && ustack_stack_format(info->stack, NULL, NULL, 0) < 0)
+		abort();
+}
 
 static struct tep_handle *fz_tep[2];
 
@@ -173,7 +203,8 @@ static void fz_flush(struct ustack_stitcher *st)
 		abort();
 }
 
-static void fz_records(struct fz_in *in, struct ustack_stitcher *st, bool big_endian)
+static void fz_records(struct fz_in *in, struct ustack_stitcher *st, bool big_endian,
+		       struct fz_stitch *fz)
 {
 	static const int pids[4] = { 1, 100, 200, 300 };
 	unsigned char buf[FZ_REC_MAX];
@@ -182,8 +213,9 @@ static void fz_records(struct fz_in *in, struct ustack_stitcher *st, bool big_en
 	struct tep_record rec;
 	const uint8_t *bytes;
 	size_t size, len;
+	struct fz_event *ev;
 	uint8_t op, b;
-	int cpu, pid;
+	int cpu, pid = 0;
 
 	while (fz_left(in)) {
 		op = fz_u8(in);
@@ -271,8 +303,18 @@ static void fz_records(struct fz_in *in, struct ustack_stitcher *st, bool big_en
 		rec.record_size = size + 4;
 		rec.cpu = cpu;
 		rec.ref_count = 1;
-		if (ustack_stitcher_add(st, &rec, cpu) < 0 && errno != EINVAL)
-			abort();
+		if ((fz->layout ? ustack_stitcher_add_data(st, cpu, rec.ts, 0, rec.data, size,
+							   rec.missed_events) :
+		     ustack_stitcher_add(st, &rec, cpu)) < 0) {
+			if (errno != EINVAL)
+				abort();
+		} else if (fz->index && (op & 7) <= 1 && cpu < 8192) {
+			ev = &fz->events[fz->nr_events++ % FZ_LOOKUPS];
+			ev->cpu = cpu;
+			ev->pid = pid;
+			ev->ts = rec.ts;
+			fz_lookup(st, ev, true);
+		}
 		/* held events must be copies */
 		if (size)
 			memset(rec.data, 0xa5, size);
@@ -280,8 +322,42 @@ static void fz_records(struct fz_in *in, struct ustack_stitcher *st, bool big_en
 	}
 }
 
+/* The layout of utest/formats/ustack-6.12.formats, as an importer would give it. */
+static struct ustack_layout *fz_layout(bool big_endian)
+{
+	static const struct {
+		const char	*event;
+		const char	*field;
+		unsigned int	offset;
+		unsigned int	size;
+	} fields[] = {
+		{ NULL, "common_type", 0, 2 }, { NULL, "common_pid", 4, 4 },
+		{ "user_unwind_cookie", "cookie", 8, 8 },
+		{ "user_unwind_stack", "cookie", 8, 8 }, { "user_unwind_stack", "next", 16, 8 },
+		{ "user_unwind_stack", "nr", 24, 2 }, { "user_unwind_stack", "flags", 26, 2 },
+		{ "user_unwind_stack", "frames", 28, 0 },
+		{ "user_unwind_file", "id", 8, 4 }, { "user_unwind_file", "build_id_size", 12, 4 },
+		{ "user_unwind_file", "build_id", 16, 20 }, { "user_unwind_file", "path", 36, 0 },
+	};
+	struct ustack_layout *layout = ustack_layout_alloc();
+	unsigned int i;
+
+	if (!layout || ustack_layout_set_event(layout, "user_unwind_cookie", UT_ID_COOKIE) ||
+	    ustack_layout_set_event(layout, "user_unwind_stack", UT_ID_STACK) ||
+	    ustack_layout_set_event(layout, "user_unwind_file", UT_ID_FILE) ||
+	    ustack_layout_set_big_endian(layout, big_endian))
+		abort();
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		if (ustack_layout_set_field(layout, fields[i].event, fields[i].field,
+					    fields[i].offset, fields[i].size))
+			abort();
+	}
+	return layout;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct ustack_layout *layout;
 	struct fz_in in = { data, size, 0 };
 	struct ut_stats stats;
 	struct fz_stitch fz = { 0 };
@@ -300,17 +376,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	limits = fz_u8(&in);
 	fz.stop = flags & 4;
 	fz.flags = flags & 3;
-	st = ustack_stitcher_alloc(fz_tep[!!(flags & 8)], flags & 3, fz_callback, &fz);
+	fz.index = flags & 0x10;
+	/* no callback: only with an index, and not with the raw entries */
+	if (fz.index && (flags & 0x20))
+		fz.flags &= ~USTACK_STITCH_RAW;
+	fz.layout = flags & 0x40;
+	if (fz.layout) {
+		layout = fz_layout(flags & 8);
+		st = ustack_stitcher_alloc_layout(layout,
+						  fz.flags | (fz.index ? USTACK_STITCH_INDEX_TS : 0),
+						  fz.index && (flags & 0x20) ? NULL : fz_callback,
+						  &fz);
+		ustack_layout_free(layout);
+	} else {
+		st = ustack_stitcher_alloc(fz_tep[!!(flags & 8)],
+					   fz.flags | (fz.index ? USTACK_STITCH_INDEX_TS : 0),
+					   fz.index && (flags & 0x20) ? NULL : fz_callback, &fz);
+	}
 	if (!st)
 		abort();
 	if (limits && ustack_stitcher_set_limits(st, 1 + (limits & 3), 1 + ((limits >> 2) & 7),
 						 (limits >> 5) * 256))
 		abort();
 
-	fz_records(&in, st, flags & 8);
+	fz_records(&in, st, flags & 8, &fz);
 	fz_flush(st);
 	if (ut_get_stats(st, &stats) || stats.held || stats.events != fz.handed)
 		abort();
+	for (i = 0; i < fz.nr_events && i < FZ_LOOKUPS; i++)
+		fz_lookup(st, &fz.events[i], false);
 	ustack_stitcher_free(st);
 	/* kept stacks outlive their stitcher */
 	for (i = 0; i < fz.nr_kept; i++) {

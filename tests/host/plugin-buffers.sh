@@ -115,6 +115,20 @@ check "an inherited trace file read on (fd 8) is not taken either" \
 	expect "$work/out" "top 4 0"
 report -O ustack_nosym -i "$DAT" 7< <(cat "$work/plain.v6.dat") > "$work/out"
 check "an inherited pipe of a trace is not taken for the input" expect "$work/out" "top 4 0"
+# one whose header the parent read, so that it is where libtracecmd's own file
+# is when it loads the plugins (magic, version string, endian byte: 13 bytes):
+# the file the command line names wins
+exec 9<"$work/plain.v6.dat"
+dd bs=13 count=1 <&9 status=none >/dev/null
+report -O ustack_nosym -i "$DAT" > "$work/out"
+exec 9<&-
+check "an inherited trace file at the loading offset is not taken for the input" \
+	expect "$work/out" "top 4 0"
+exec 9<"$DAT"
+dd bs=13 count=1 <&9 status=none >/dev/null
+report -O ustack_nosym -i "$work/plain.v6.dat" > "$work/out"
+exec 9<&-
+check "nor one with stacks, for an input without" expect "$work/out" "top 0 4"
 
 # raw: the frames under the stack entries of an instance
 report -O ustack_raw -O ustack_nosym -i "$work/topless.v7.dat" > "$work/out"
