@@ -61,7 +61,8 @@
 #define USF_MAX_ITEMS		6
 
 /* s390x stores CFA offsets as (offset - 160) / 8 */
-#define USF_S390X_CFA_DECODE(v)	((int32_t)(v) * 8 + 160)
+/* in unsigned arithmetic: a corrupt offset wraps instead of overflowing */
+#define USF_S390X_CFA_DECODE(v)	((int32_t)((uint32_t)(v) * 8u + 160u))
 
 static inline uint16_t usf_get16(const uint8_t *p, bool swap)
 {

@@ -1,0 +1,110 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# SFrame unwinding of deferred user stacks. The sample program built
+# without frame pointers and with .sframe (-fomit-frame-pointer
+# -Wa,--gsframe: SFrame V1 from Debian's gas), as a PIE executable and a
+# shared library the kernel finds by itself: the exact chain, frame by
+# frame, and the stack entry says SFrame found it. The frame-pointer build
+# keeps its frame-pointer stack; an SFrame executable over a frame-pointer
+# library mixes both in one stack. Interrupts over SFrame code, and a
+# uprobe on a function's first instruction, get the exact chain too.
+# kernels: normal debug
+# timeout: 300
+. "$(dirname "$0")/../lib/result.sh"
+. "$(dirname "$0")/../lib/ustack.sh"
+
+SF=$USTACK_PROGS/sframe/ustack-sample
+MIX=$USTACK_PROGS/sframe-mix/ustack-sample
+STATS=/sys/kernel/debug/unwind_user/stats
+
+if [ ! -x "$SF" ]; then
+	skip "sframe" "no $SF (make progs)"
+	finish
+fi
+[ -r $STATS ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+
+stat() { awk -v k="$1" '$1 == k { print $2 }' $STATS; }
+
+# run_sample NAME PROG: 5 getppid calls of PROG, traced; its events in
+# /tmp/$NAME, its stack entries' unwind= words in /tmp/$NAME.unwind
+run_sample() {
+	local name=$1 prog=$2
+
+	trace_clear
+	tw $T/events/syscalls/sys_enter_getppid/enable 1
+	tw $T/options/user_stacktrace_deferred 1
+	tw $T/tracing_on 1
+	"$prog" 5 > /dev/null &
+	pid=$!
+	wait $pid
+	tw $T/tracing_on 0
+	stitched | awk -F'|' -v p=$pid '$1 == p' > /tmp/$name
+	grep -- "-$pid .*user_unwind_stack:" $T/trace | grep -o 'unwind=[a-z+]*' |
+		sort | uniq -c > /tmp/$name.unwind
+}
+
+# exact NAME WANT: every event has exactly $CHAIN, every stack says WANT
+exact() {
+	local name=$1 want=$2 n exact none
+
+	read -r n exact none <<< "$(cut -d'|' -f5 /tmp/$name | chain_count)"
+	check "$name: 5 events, each with exactly $CHAIN ($((n - exact)) wrong, $none without)" \
+		test "$n" = 5 -a "$exact" = 5
+	check "$name: every stack entry says unwind=$want ($(tr '\n' ' ' < /tmp/$name.unwind))" \
+		test "$(awk '{print $2}' /tmp/$name.unwind)" = "unwind=$want"
+}
+
+added=$(stat sections_added)
+run_sample sframe "$SF"
+exact sframe sframe
+check "sframe: the executable's and the library's sections were added" \
+	test $(($(stat sections_added) - added)) -ge 2
+
+run_sample fp "$SAMPLE"
+exact fp fp
+
+if [ -x "$MIX" ]; then
+	run_sample mixed "$MIX"
+	exact mixed sframe+fp
+else
+	skip "mixed" "no $MIX (make progs)"
+fi
+
+# A uprobe on the first instruction of the SFrame library's syscall
+# function: the topmost frame's row at the function start.
+LIB=$USTACK_PROGS/sframe/libustack-sample.so
+off=$(USTACK_PROGS=$USTACK_PROGS/sframe lib_offset ustack_lib_syscall)
+trace_clear
+if echo "p:ustack_entry $LIB:$off" > $T/uprobe_events; then
+	tw $T/events/uprobes/ustack_entry/enable 1
+	tw $T/options/user_stacktrace_deferred 1
+	tw $T/tracing_on 1
+	"$SF" 2 > /dev/null &
+	pid=$!
+	wait $pid
+	tw $T/tracing_on 0
+	frames=$(stitched | awk -F'|' -v p=$pid '$1 == p && $4 ~ /ustack_entry/ {print $5; exit}')
+	syms=$(first_n 6 "$(symbols "$frames")")
+	check "uprobe on a function entry: '$syms'" test "$syms" = "$CHAIN"
+	tw $T/events/uprobes/ustack_entry/enable 0
+	echo > $T/uprobe_events
+else
+	fail "uprobe on a function entry" "cannot add uprobe at $LIB:$off"
+fi
+
+# Timer interrupts over the spinning SFrame program: any instruction of
+# sample_then's loop is the topmost frame.
+trace_clear
+tw $T/events/timer/hrtimer_expire_entry/enable 1
+tw $T/events/syscalls/sys_exit_write/enable 1
+tw $T/options/user_stacktrace_deferred 1
+tw $T/tracing_on 1
+"$SF" 0 spin 300 &
+pid=$!
+wait $pid
+tw $T/tracing_on 0
+stitched | grep -v '^STACKS|' > /tmp/events
+spin_check "interrupts over SFrame code carry the exact stack" $pid hrtimer_expire_entry 20
+
+trace_clear
+finish
