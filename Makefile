@@ -78,7 +78,8 @@ perf: kernel-tree
 	$(Q)scripts/perf-build.sh
 
 # ---- test programs ----
-progs: $(PROGS)/ustack-sample $(PROGS)/ustack-sample32 $(PROGS)/ustack-bench \
+progs: $(PROGS)/ustack-sample $(PROGS)/sframe/ustack-sample $(PROGS)/sframe-mix/ustack-sample \
+	$(PROGS)/ustack-sample32 $(PROGS)/ustack-bench \
 	$(PROGS)/ustack-perf-attr $(PROGS)/libustack-old-kernel.so $(PROGS)/ustack-badfp \
 	$(PROGS)/ustack-remap $(PROGS)/ustack-uffd $(PROGS)/ustack-perf-record
 
@@ -123,6 +124,26 @@ $(PROGS)/libustack-sample.so: $(PROG_SRC)/sample-lib.c $(PROG_SRC)/sample.h $(PR
 
 $(PROGS)/ustack-sample: $(PROG_SRC)/sample.c $(PROGS)/libustack-sample.so
 	$(Q)$(CC) $(PROG_CFLAGS) -fPIE -pie -o $@ $< -L$(PROGS) -lustack-sample \
+		-Wl,-rpath,'$$ORIGIN'
+
+# The same program without frame pointers, with .sframe (gas 2.40: V1).
+SFRAME_CFLAGS := -O2 -g -Wall -fomit-frame-pointer -Wa,--gsframe
+
+$(PROGS)/sframe/libustack-sample.so: $(PROG_SRC)/sample-lib.c $(PROG_SRC)/sample.h $(PROG_SRC)/raw-syscall.h
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(SFRAME_CFLAGS) -fPIC -shared -o $@ $<
+
+$(PROGS)/sframe/ustack-sample: $(PROG_SRC)/sample.c $(PROGS)/sframe/libustack-sample.so
+	$(Q)$(CC) $(SFRAME_CFLAGS) -fPIE -pie -o $@ $< -L$(@D) -lustack-sample \
+		-Wl,-rpath,'$$ORIGIN'
+
+# Both in one stack: the SFrame executable over the frame-pointer library.
+$(PROGS)/sframe-mix/libustack-sample.so: $(PROG_SRC)/sample-lib.c $(PROG_SRC)/sample.h $(PROG_SRC)/raw-syscall.h
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(PROG_CFLAGS) -fPIC -shared -o $@ $<
+
+$(PROGS)/sframe-mix/ustack-sample: $(PROG_SRC)/sample.c $(PROGS)/sframe-mix/libustack-sample.so
+	$(Q)$(CC) $(SFRAME_CFLAGS) -fPIE -pie -o $@ $< -L$(@D) -lustack-sample \
 		-Wl,-rpath,'$$ORIGIN'
 
 # 32-bit build when the toolchain can make one (gcc-multilib); the tests

@@ -126,3 +126,44 @@ chain_count() {
 	done < <(sort | uniq -c)
 	echo "$n $exact $none"
 }
+
+# spin_frames PID EVENT [FILE]: the frames of PID's EVENT events after the return
+# of its last write (sample_then's fflush, right before the loop).
+spin_frames() {
+	awk -F'|' -v p="$1" -v e="^$2" '
+		NR == FNR {
+			if ($1 == p && $4 ~ /^sys_write -> /)
+				w = FNR
+			next
+		}
+		FNR > w && $1 == p && $4 ~ e { print $5 }' "${3:-/tmp/events}" "${3:-/tmp/events}"
+}
+
+# spin_check NAME PID EVENT MIN (events in /tmp/events, from stitched): while PID spins in sample_then's loop,
+# running no other user code, every EVENT over it carries the loop's
+# stack. The loop is the span from the first to the last event with that
+# stack (before it, sample_then may still be in libc; after it, the
+# program exits); it must hold at least MIN events.
+spin_check() {
+	local syms i=0 first=0 last=0 bad= seen=
+
+	while read -r frames; do
+		i=$((i + 1))
+		# most events have the same frames: symbolize them once
+		[ "$frames" = "$seen" ] || syms=$(symbols "$frames")
+		seen=$frames
+		case "$syms" in
+		"sample_then sample_middle sample_outer main"*)
+			[ $first = 0 ] && first=$i
+			last=$i ;;
+		*)	[ $first = 0 ] || bad="$bad|$i: $syms ($frames)" ;;
+		esac
+	done < <(spin_frames "$2" "$3")
+	# other stacks after the loop ended do not count
+	bad=$(echo "$bad" | tr '|' '\n' | awk -F: -v l=$last 'NF && $1 < l' | head -n 3)
+	if [ $first -gt 0 ] && [ $((last - first + 1)) -ge "$4" ] && [ -z "$bad" ]; then
+		pass "$1 ($((last - first + 1)) events)"
+	else
+		fail "$1 ($((last - first + 1)) events, at least $4)" "other stacks: $bad"
+	fi
+}
