@@ -20,6 +20,7 @@
 #include <QLabel>
 #include <QMainWindow>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -44,7 +45,7 @@ static QString ksu_group_frames(const struct ksu_group *g)
 	text = ksu_info_text(&info, g->first->cpu);
 	s = QString(text ? text : "").trimmed();
 	free(text);
-	return s.replace("  => ", "");
+	return s.replace(QRegularExpression("^\\s*=> ", QRegularExpression::MultilineOption), "");
 }
 
 static QString ksu_task_name(const struct kshark_entry *e, int pid)

@@ -62,9 +62,17 @@ static void infos_free(char **infos)
 	free(infos);
 }
 
-static ssize_t load(struct kshark_context *ctx, struct kshark_entry ***rows)
+/* KernelShark frees each entry of its rows, then the array */
+static void rows_free(struct kshark_entry **rows, ssize_t n)
 {
-	free(*rows);
+	for (ssize_t i = 0; rows && i < n; i++)
+		free(rows[i]);
+	free(rows);
+}
+
+static ssize_t load(struct kshark_context *ctx, struct kshark_entry ***rows, ssize_t n)
+{
+	rows_free(*rows, n);
 	*rows = NULL;
 	return kshark_load_all_entries(ctx, rows);
 }
@@ -103,7 +111,7 @@ int main(int argc, char **argv)
 	char **before, **with, **after;
 	size_t stacks[3] = { 0 }, lost = 0, other_same = 1, differs = 0;
 	char why[512] = "";
-	ssize_t n, j;
+	ssize_t n = 0, j;
 
 	if (argc != 4) {
 		fprintf(stderr, "usage: kshark-data-test PLUGIN.so MULTI.dat SAMPLE.dat\n");
@@ -134,7 +142,7 @@ int main(int argc, char **argv)
 	result("three streams: two buffers of one file, and a second file",
 	       streams == 3 && top >= 0 && lost_sd >= 0 && sample >= 0, "streams not found");
 
-	n = load(ctx, &rows);
+	n = load(ctx, &rows, n);
 	before = infos_of(rows, n);
 
 	plugin = kshark_register_plugin(ctx, "ustack", argv[1]);
@@ -152,7 +160,7 @@ int main(int argc, char **argv)
 	}
 	result("initialized on every stream", n_init == streams, "not on all of them");
 
-	n = load(ctx, &rows);
+	n = load(ctx, &rows, n);
 	with = infos_of(rows, n);
 	if (getenv("KSHARK_TEST_VERBOSE")) {
 		for (j = 0; j < n; j++)
@@ -194,7 +202,7 @@ int main(int argc, char **argv)
 		kshark_unregister_plugin_from_stream(s, plugin->process_interface);
 	}
 	kshark_unregister_plugin(ctx, "ustack", argv[1]);
-	n = load(ctx, &rows);
+	n = load(ctx, &rows, n);
 	after = infos_of(rows, n);
 	for (j = 0; j < n; j++) {
 		if (!before[j] || !after[j] || strcmp(before[j], after[j]))
@@ -206,7 +214,7 @@ int main(int argc, char **argv)
 	infos_free(before);
 	infos_free(with);
 	infos_free(after);
-	free(rows);
+	rows_free(rows, n);
 	free(ids);
 	kshark_free(ctx);
 	return failed;
