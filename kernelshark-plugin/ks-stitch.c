@@ -25,8 +25,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
-#include <time.h>
 
 #include <libkshark-tepdata.h>
 
@@ -185,18 +183,13 @@ ssize_t ksu_load_entries(struct kshark_data_stream *stream, struct kshark_contex
 		return -EFAULT;
 	/* a reload: the copies start again, the old index serves until the new one is made */
 	ksu_collect_free(s);
-	struct timespec t0, t1, t2;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	n = s->orig_load_entries(stream, ctx, rows);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (n <= 0 || !*rows) {
 		ksu_collect_free(s);
 		return n;
 	}
 	if (ksu_stitch_entries(s, *rows, n))
 		ksu_log("stream %d: no stacks: %s", stream->stream_id, strerror(errno));
-	clock_gettime(CLOCK_MONOTONIC, &t2);
-	if (getenv("KSU_TIME")) fprintf(stderr, "load %.1f stitch %.1f\n", (t1.tv_sec-t0.tv_sec)*1e3+(t1.tv_nsec-t0.tv_nsec)/1e6, (t2.tv_sec-t1.tv_sec)*1e3+(t2.tv_nsec-t1.tv_nsec)/1e6);
 	else if (getenv("USTACK_KSHARK_LOG"))
 		ksu_stitch_count(s, *rows, n);
 	return n;
