@@ -26,6 +26,9 @@ SFRAME_ASAN := $(MAKE) --no-print-directory -C sframe O=$(BUILD)/sframe-asan \
 	   SANITIZE=address,undefined
 PLUGIN  := $(MAKE) --no-print-directory -C trace-cmd-plugin O=$(BUILD)/trace-cmd-plugin \
 	   LIBEXT_O=$(BUILD)/libtracefs-ext
+# The KernelShark 2.2.1 plugin shares the library's build too.
+KSPLUGIN := $(MAKE) --no-print-directory -C kernelshark-plugin O=$(BUILD)/kernelshark-plugin \
+	   LIBEXT_O=$(BUILD)/libtracefs-ext
 CC      ?= gcc
 
 ifeq ($(V),1)
@@ -39,9 +42,10 @@ PROG_CFLAGS := -O2 -g -Wall -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
 PROG_SRC    := tests/progs
 
 .PHONY: all deps kernel-tree kernel-tree-reset kernel kernel-debug kernel-patches perf \
-	progs libtracefs-ext trace-cmd-plugin sframe sframe-mutate check demo bench clean distclean
+	progs libtracefs-ext trace-cmd-plugin kernelshark-plugin sframe sframe-mutate check demo bench \
+	clean distclean
 
-all: kernel perf progs libtracefs-ext trace-cmd-plugin sframe
+all: kernel perf progs libtracefs-ext trace-cmd-plugin kernelshark-plugin sframe
 
 libtracefs-ext:
 	$(Q)$(LIBEXT)
@@ -55,6 +59,10 @@ sframe-mutate:
 # The trace-cmd plugin links libtracefs-ext statically (it builds it first).
 trace-cmd-plugin: libtracefs-ext
 	$(Q)$(PLUGIN)
+
+# plugin-ustack.so for KernelShark (and its test programs); links libtracefs-ext statically.
+kernelshark-plugin: libtracefs-ext
+	$(Q)$(KSPLUGIN)
 
 deps:
 	$(Q)scripts/deps.sh
@@ -160,7 +168,8 @@ $(PROGS)/ustack-sample32: $(PROG_SRC)/sample.c $(PROG_SRC)/sample-lib.c $(PROG_S
 # DEBUG=1: also build the debug kernel and run the guest tests marked
 # "kernels: normal debug" on it.
 check: deps
-	$(Q)$(MAKE) --no-print-directory kernel perf progs libtracefs-ext trace-cmd-plugin sframe DEBUG=
+	$(Q)$(MAKE) --no-print-directory kernel perf progs libtracefs-ext trace-cmd-plugin kernelshark-plugin \
+		sframe DEBUG=
 	$(Q)if [ "$(DEBUG)" = 1 ]; then $(MAKE) --no-print-directory kernel DEBUG=1; fi
 	$(Q)$(LIBEXT) utest
 	$(Q)$(LIBEXT_ASAN) utest
@@ -193,10 +202,12 @@ clean:
 	$(Q)$(LIBEXT) clean
 	$(Q)$(SFRAME) clean
 	$(Q)$(PLUGIN) clean
+	$(Q)$(KSPLUGIN) clean
 	$(Q)rm -rf $(PROGS) $(BUILD)/guest $(BUILD)/tests $(BUILD)/perf
 
 distclean:
 	$(Q)$(LIBEXT) clean
 	$(Q)$(SFRAME) clean
 	$(Q)$(PLUGIN) clean
+	$(Q)$(KSPLUGIN) clean
 	$(Q)rm -rf $(BUILD)

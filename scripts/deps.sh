@@ -11,6 +11,8 @@ pkgs="
 	qemu-system-x86 busybox-static
 	trace-cmd libtracefs-dev libtraceevent-dev libtracecmd-dev libcunit1-dev pkg-config time
 	clang libclang-rt-14-dev
+	kernelshark libkshark-dev libjson-c-dev qtbase5-dev libgl-dev libglu1-mesa-dev valgrind
+	xvfb xauth xdotool x11-apps imagemagick chromium
 "
 
 missing=

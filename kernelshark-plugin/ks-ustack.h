@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * plugin-ustack.so, the KernelShark 2.2.1 plugin of ustack: what its C and
+ * C++ files share. Everything here is hidden in the plugin; only the
+ * KernelShark entry points (ks-plugin.c, ks-menu.cpp) are exported.
+ */
+#ifndef _KS_USTACK_H
+#define _KS_USTACK_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libkshark.h>
+#include <ustack.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KSU_HIDDEN __attribute__((visibility("hidden")))
+#define KSU_EXPORT __attribute__((visibility("default")))
+
+/* The three entries of the kernel's deferred user stacks */
+enum ksu_kind {
+	KSU_COOKIE,
+	KSU_STACK,
+	KSU_FILE,
+	KSU_KIND_NR,
+};
+
+/* A user_unwind_* record copied while KernelShark loads (ks-collect.c) */
+struct ksu_rec {
+	int64_t		offset;
+	uint32_t	data;		/* where its bytes start in the CPU's arena */
+	uint32_t	size;
+	bool		missed;
+};
+
+/* The user_unwind_* records of one CPU, in the order KernelShark read them */
+struct ksu_cpu_recs {
+	struct ksu_rec	*recs;
+	size_t		nr;
+	size_t		alloc;
+	size_t		next;		/* the next one to feed (ks-stitch.c) */
+	unsigned char	*arena;
+	size_t		arena_len;
+	size_t		arena_alloc;
+};
+
+/**
+ * struct ksu_stream - the plugin's state for one KernelShark data stream
+ * @stream: the stream (a buffer of a trace.dat file)
+ * @ids: the event ids of the user_unwind_* entries
+ * @cpus: their records per CPU, kept only while the stream loads
+ * @nr_cpus: the size of @cpus
+ * @collect_failed: a copy failed for want of memory: no stacks this load
+ * @st: the stitcher with its index by record offset, after a load
+ * @orig_get_info: the stream's get_info before the plugin's
+ * @orig_load_entries: the stream's load_entries before the plugin's
+ * @lock: guards @st against lookups from the GUI thread during a reload
+ * @histo: the model of the last graph drawn (GUI thread), for the dialog
+ * @stacks: events with a stack after the last load
+ * @lost: events whose stack was lost or is unknown after the last load
+ */
+struct ksu_stream {
+	struct kshark_data_stream	*stream;
+	int				ids[KSU_KIND_NR];
+	int				common_type_off;
+	int				common_pid_off;
+	struct ksu_cpu_recs		*cpus;
+	int				nr_cpus;
+	bool				collect_failed;
+	struct ustack_stitcher		*st;
+	stream_get_str_func		orig_get_info;
+	load_entries_func		orig_load_entries;
+	pthread_mutex_t			lock;
+	struct kshark_trace_histo	*histo;
+	size_t				stacks;
+	size_t				lost;
+};
+
+/* ks-plugin.c: the per-stream contexts */
+KSU_HIDDEN struct ksu_stream *ksu_stream_get(int sd);
+KSU_HIDDEN void ksu_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ks-collect.c: the user_unwind_* records copied during the load */
+KSU_HIDDEN int ksu_collect_register(struct ksu_stream *s);
+KSU_HIDDEN void ksu_collect_unregister(struct ksu_stream *s);
+KSU_HIDDEN void ksu_collect_free(struct ksu_stream *s);
+
+/* ks-stitch.c: the stacks stitched after the load, looked up by entry */
+KSU_HIDDEN int ksu_stitch_entries(struct ksu_stream *s, struct kshark_entry **rows, ssize_t n);
+KSU_HIDDEN ssize_t ksu_load_entries(struct kshark_data_stream *stream,
+				    struct kshark_context *ctx, struct kshark_entry ***rows);
+KSU_HIDDEN const struct ustack_info *ksu_lookup(const struct kshark_entry *entry);
+KSU_HIDDEN const struct ustack_info *ksu_stitcher_lookup(struct ksu_stream *s,
+							 const struct kshark_entry *entry);
+KSU_HIDDEN const struct ustack_stack *ksu_lookup_get(const struct kshark_entry *entry,
+						     enum ustack_state *state, enum ustack_lost *lost);
+
+/* ks-info.c: the Info column with the stack under it; stacks as text */
+KSU_HIDDEN char *ksu_get_info(struct kshark_data_stream *stream, const struct kshark_entry *entry);
+KSU_HIDDEN char *ksu_info_text(const struct ustack_info *info, int cpu);
+KSU_HIDDEN char *ksu_fold_text(const struct ustack_stack *stack, const char *comm);
+KSU_HIDDEN void ksu_symbolizer_free(void);
+KSU_HIDDEN const char *ksu_lost_why(const struct ustack_info *info);
+
+/* ks-group.c: the stacks of a range of entries, grouped by identical stack */
+struct ksu_group {
+	const struct ustack_stack	*stack;		/* a reference; NULL: the lost ones */
+	enum ustack_state		state;
+	enum ustack_lost		lost;
+	int				pid;
+	size_t				count;
+	const struct kshark_entry	*first;		/* the first event of the group */
+};
+
+struct ksu_groups {
+	struct ksu_group	*groups;
+	size_t			nr;
+	size_t			events;		/* events with a stack or lost */
+};
+
+KSU_HIDDEN int ksu_group_entries(struct kshark_entry **rows, size_t n, int64_t min, int64_t max,
+				 int pid, struct ksu_groups *out);
+KSU_HIDDEN void ksu_groups_free(struct ksu_groups *g);
+KSU_HIDDEN char *ksu_groups_folded(const struct ksu_groups *g);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* _KS_USTACK_H */

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kshark-data-test: the plugin's data interface in libkshark, without X.
+ *
+ *   kshark-data-test PLUGIN.so MULTI.dat SAMPLE.dat
+ *
+ * MULTI.dat has a top buffer with the stacks of the committed fixture and
+ * an instance "lost" with the same records but no user_unwind_stack entry
+ * (tests/fixtures/make-buffers-fixture.py --top stacks --instance
+ * lost=lost); SAMPLE.dat is the fixture itself, opened at the same time.
+ * The files are opened as KernelShark opens them (every buffer a stream),
+ * the plugin registered by path and initialized on every stream, the
+ * entries loaded; then the Info of the getppid events must carry their
+ * symbolized stacks (USTACK_DEBUG_DIR names the fixture's debug files), or
+ * in the instance why they were lost; the other events as without the
+ * plugin; and after the plugin is closed on the streams and the entries
+ * loaded again, every Info as without it. Prints PASS:/FAIL: lines.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libkshark.h>
+#include <libkshark-plugin.h>
+#include <libkshark-tepdata.h>
+
+static int failed;
+
+static void result(const char *name, int ok, const char *why)
+{
+	if (ok) {
+		printf("PASS: %s\n", name);
+	} else {
+		printf("FAIL: %s: %s\n", name, why ? why : "failed");
+		failed = 1;
+	}
+}
+
+/* Every entry's "stream|event|Info", in the order of the rows. */
+static char **infos_of(struct kshark_entry **rows, ssize_t n)
+{
+	char **out = calloc(n + 1, sizeof(*out));
+	char *name, *info;
+	ssize_t i;
+
+	for (i = 0; out && i < n; i++) {
+		name = kshark_get_event_name(rows[i]);
+		info = kshark_get_info(rows[i]);
+		if (asprintf(&out[i], "%d|%s|%s", rows[i]->stream_id, name ? name : "",
+			     info ? info : "") < 0)
+			out[i] = NULL;
+		free(name);
+		free(info);
+	}
+	return out;
+}
+
+static void infos_free(char **infos)
+{
+	for (size_t i = 0; infos && infos[i]; i++)
+		free(infos[i]);
+	free(infos);
+}
+
+/* KernelShark frees each entry of its rows, then the array */
+static void rows_free(struct kshark_entry **rows, ssize_t n)
+{
+	for (ssize_t i = 0; rows && i < n; i++)
+		free(rows[i]);
+	free(rows);
+}
+
+static ssize_t load(struct kshark_context *ctx, struct kshark_entry ***rows, ssize_t n)
+{
+	rows_free(*rows, n);
+	*rows = NULL;
+	return kshark_load_all_entries(ctx, rows);
+}
+
+static const char * const chain[] = {
+	"=> ustack_lib_syscall+0xb (/tmp/ustack-fixture/libustack-sample.so)",
+	"=> ustack_lib_inner+", "=> ustack_lib_enter+", "=> sample_middle+",
+	"=> sample_outer+", "=> main+",
+};
+
+/* The Info lines after the first are exactly the chain, in order. */
+static int has_chain(const char *info)
+{
+	const char *p = strchr(info, '\n');
+	size_t i;
+
+	for (i = 0; i < sizeof(chain) / sizeof(chain[0]); i++) {
+		if (!p)
+			return 0;
+		p++;
+		while (*p == ' ')
+			p++;
+		if (strncmp(p, chain[i], strlen(chain[i])))
+			return 0;
+		p = strchr(p, '\n');
+	}
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	int top = -1, lost_sd = -1, sample = -1, sd, *ids, i, n_init = 0, streams;
+	struct kshark_entry **rows = NULL;
+	struct kshark_context *ctx = NULL;
+	struct kshark_plugin_list *plugin;
+	char **before, **with, **after;
+	size_t stacks[3] = { 0 }, lost = 0, other_same = 1, differs = 0;
+	char why[512] = "";
+	ssize_t n = 0, j;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: kshark-data-test PLUGIN.so MULTI.dat SAMPLE.dat\n");
+		return 2;
+	}
+	if (!kshark_instance(&ctx))
+		return 2;
+	for (i = 2; i < 4; i++) {
+		sd = kshark_open(ctx, argv[i]);
+		if (sd < 0) {
+			printf("FAIL: open %s: %d\n", argv[i], sd);
+			return 1;
+		}
+		kshark_tep_init_all_buffers(ctx, sd);
+	}
+	ids = kshark_all_streams(ctx);
+	streams = ctx->n_streams;
+	for (i = 0; i < streams; i++) {
+		struct kshark_data_stream *s = kshark_get_data_stream(ctx, ids[i]);
+
+		if (!strcmp(s->file, argv[3]))
+			sample = s->stream_id;
+		else if (s->name && !strcmp(s->name, "lost"))
+			lost_sd = s->stream_id;
+		else
+			top = s->stream_id;
+	}
+	result("three streams: two buffers of one file, and a second file",
+	       streams == 3 && top >= 0 && lost_sd >= 0 && sample >= 0, "streams not found");
+
+	n = load(ctx, &rows, n);
+	before = infos_of(rows, n);
+
+	plugin = kshark_register_plugin(ctx, "ustack", argv[1]);
+	result("plugin registered by path, with a data interface",
+	       plugin && plugin->process_interface, "kshark_register_plugin failed");
+	if (!plugin || !plugin->process_interface)
+		return 1;
+	for (i = 0; i < streams; i++) {
+		struct kshark_data_stream *s = kshark_get_data_stream(ctx, ids[i]);
+		struct kshark_dpi_list *dpi;
+
+		dpi = kshark_register_plugin_to_stream(s, plugin->process_interface, true);
+		if (dpi && kshark_handle_dpi(s, dpi, KSHARK_PLUGIN_INIT) > 0)
+			n_init++;
+	}
+	result("initialized on every stream", n_init == streams, "not on all of them");
+
+	n = load(ctx, &rows, n);
+	with = infos_of(rows, n);
+	if (getenv("KSHARK_TEST_VERBOSE")) {
+		for (j = 0; j < n; j++)
+			fprintf(stderr, "%s\n", with[j]);
+	}
+	for (j = 0; j < n; j++) {
+		const char *info = strchr(strchr(with[j], '|') + 1, '|') + 1;
+		int getppid = strstr(with[j], "|syscalls/sys_enter_getppid|") ||
+			      strstr(with[j], "|syscalls/sys_exit_getppid|");
+
+		if (!getppid) {
+			if (strcmp(with[j], before[j]))
+				other_same = 0;
+			continue;
+		}
+		if (rows[j]->stream_id == lost_sd) {
+			if (strstr(info, "\n  => [user stack lost: the trace ended first]"))
+				lost++;
+			else
+				snprintf(why, sizeof(why), "lost: '%s'", with[j]);
+		} else if (has_chain(info)) {
+			stacks[rows[j]->stream_id == sample ? 1 : 0]++;
+		} else {
+			snprintf(why, sizeof(why), "'%s'", with[j]);
+		}
+	}
+	result("top buffer: 4 getppid events, each with the exact symbolized chain",
+	       stacks[0] == 4, why);
+	result("second file: 4 getppid events, each with the exact symbolized chain",
+	       stacks[1] == 4, why);
+	result("instance without stack entries: 4 events, each says its stack was lost and why",
+	       lost == 4, why);
+	result("events without a user stack: Info as without the plugin", other_same, NULL);
+
+	for (i = 0; i < streams; i++) {
+		struct kshark_data_stream *s = kshark_get_data_stream(ctx, ids[i]);
+
+		kshark_handle_all_dpis(s, KSHARK_PLUGIN_CLOSE);
+		kshark_unregister_plugin_from_stream(s, plugin->process_interface);
+	}
+	kshark_unregister_plugin(ctx, "ustack", argv[1]);
+	n = load(ctx, &rows, n);
+	after = infos_of(rows, n);
+	for (j = 0; j < n; j++) {
+		if (!before[j] || !after[j] || strcmp(before[j], after[j]))
+			differs++;
+	}
+	snprintf(why, sizeof(why), "%zu entries differ", differs);
+	result("plugin closed: every Info as before it was loaded", differs == 0, why);
+
+	infos_free(before);
+	infos_free(with);
+	infos_free(after);
+	rows_free(rows, n);
+	free(ids);
+	kshark_free(ctx);
+	return failed;
+}

@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Loading a trace in libkshark (as KernelShark loads it) with the KernelShark
+# plugin against without it: time and peak memory, interleaved runs,
+# medians (kernelshark-plugin/tests/kshark-load-bench.c).
+#
+#   tests/bench/kshark-load.sh [RUNS]      (default 7; KSHARK_BENCH_REPEAT)
+#
+# The trace: the committed fixture's records (cookie, sys_enter, sys_exit,
+# three file entries, stack, sys_enter, sys_exit, stack: 10 per repeat)
+# repeated KSHARK_BENCH_REPEAT times (default 100000: 1 M records, 200,000
+# stacks of 7 frames) by tests/fixtures/make-buffers-fixture.py, version 6.
+# The goal is at most 1.3x the time of the load without the plugin.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+RUNS=${1:-7}
+REPEAT=${KSHARK_BENCH_REPEAT:-100000}
+ks=${USTACK_KSHARK_DIR:-$top/build/kernelshark-plugin}
+[ -x "$ks/kshark-load-bench" ] || { echo "no $ks/kshark-load-bench (make kernelshark-plugin)" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "no /usr/bin/time (apt-get install time)" >&2; exit 1; }
+
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+trace-cmd convert -i "$top/tests/fixtures/plugin/sample.dat" -o "$dir/src.dat" \
+	--file-version 6 --compression none >/dev/null 2>&1 &&
+python3 "$top/tests/fixtures/make-buffers-fixture.py" "$dir/src.dat" "$dir/big.dat" \
+	--top stacks --repeat "$REPEAT" || exit 1
+
+# one run: "load-ms peak-rss-kb entries"
+one() {
+	KSHARK_BENCH_NOINFO=1 /usr/bin/time -f 'RSS %M' "$ks/kshark-load-bench" "$@" "$dir/big.dat" \
+		2>"$dir/err" | tail -n 1 | awk '{ printf "%s %s ", $1, $2 }'
+	awk '/^RSS/ { print $2 }' "$dir/err"
+}
+for i in $(seq 1 "$RUNS"); do
+	one >> "$dir/without"
+	one -p "$ks/plugin-ustack.so" >> "$dir/with"
+done
+median() { sort -n -k"$2" "$1" | awk -v k="$2" '{ v[NR] = $k } END { print v[int((NR + 1) / 2)] }'; }
+w1=$(median "$dir/without" 1); p1=$(median "$dir/with" 1)
+w3=$(median "$dir/without" 3); p3=$(median "$dir/with" 3)
+entries=$(awk '{ print $2; exit }' "$dir/with")
+r() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }'; }
+echo "libkshark load (open, buffers, plugin init, kshark_load_all_entries) of $entries"
+echo "records, with and without the plugin interleaved, median of $RUNS runs:"
+printf '  %-20s %10s %12s\n' "" "load" "peak RSS"
+printf '  %-20s %7s ms %9s KB\n' "without the plugin" "$w1" "$w3"
+printf '  %-20s %7s ms %9s KB\n' "with the plugin" "$p1" "$p3"
+printf '  %-20s %10s %12s\n' "ratio" "$(r "$p1" "$w1")" "$(r "$p3" "$w3")"

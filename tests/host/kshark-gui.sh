@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The plugin in a real KernelShark window under Xvfb: kernelshark -p loads it
+# on a trace with two buffers (the committed fixture's stacks, and an
+# instance without stack entries); the plugin's Ctrl+Shift+U opens its
+# dialog (xdotool). Screenshots before and after are kept in
+# build/tests/kshark-gui/; the checks read what the plugin logs
+# (USTACK_KSHARK_LOG): menu added, both streams stitched with their stacks
+# and lost ones, marks drawn on the CPU graph, the dialog shown with its
+# rows, and its export. As root (CI), KernelShark's settings are pre-seeded
+# so that no "running as root" question blocks it.
+. "$(dirname "$0")/../lib/result.sh"
+. "$(dirname "$0")/../lib/kshark.sh"
+
+name="kshark window under Xvfb"
+for t in kernelshark xvfb-run xdotool xwd convert; do
+	if ! command -v $t >/dev/null; then
+		skip "$name" "no $t (scripts/deps.sh installs it)"
+		finish
+	fi
+done
+kshark_setup "$name"
+out=$USTACK_TOP/build/tests/kshark-gui
+rm -rf "$out"
+mkdir -p "$out" "$work/cache"
+printf '[General]\nnoRootWarn=true\n' > "$work/cache/setting.ini"
+
+cat > "$work/session.sh" <<'EOS'
+#!/bin/bash
+# inside xvfb-run: $1 plugin, $2 trace, $3 work dir, $4 output dir
+kernelshark -p "$1" "$2" >"$3/ks.out" 2>"$3/ks.err" &
+pid=$!
+win=$(timeout 60 xdotool search --sync --onlyvisible --name "Kernel Shark" | head -n 1)
+if [ -z "$win" ]; then
+	echo "no KernelShark window" >"$3/session.err"
+	kill "$pid"
+	exit 1
+fi
+# the graphs are drawn once the data is in
+for i in $(seq 1 30); do
+	grep -q '^draw cpu' "$USTACK_KSHARK_LOG" 2>/dev/null && break
+	sleep 1
+done
+sleep 1
+xwd -root -silent | convert xwd:- png:"$4/window.png"
+xdotool windowactivate --sync "$win" 2>/dev/null
+xdotool windowfocus "$win"
+xdotool key --window "$win" ctrl+shift+u
+for i in $(seq 1 20); do
+	grep -q '^export ' "$USTACK_KSHARK_LOG" 2>/dev/null && break
+	sleep 0.5
+done
+sleep 1
+xwd -root -silent | convert xwd:- png:"$4/dialog.png"
+kill "$pid"
+wait "$pid"
+exit 0
+EOS
+chmod +x "$work/session.sh"
+export KS_USER_CACHE_DIR=$work/cache USTACK_KSHARK_LOG=$work/log \
+	USTACK_KSHARK_EXPORT=$work/export.folded
+timeout 150 xvfb-run -a -s '-screen 0 1600x1000x24' "$work/session.sh" "$KS_PLUGIN" \
+	"$work/multi.dat" "$work" "$out" >"$work/xvfb.out" 2>&1
+rc=$?
+cp "$work/log" "$out/plugin.log" 2>/dev/null
+cp "$work/ks.out" "$work/ks.err" "$out/" 2>/dev/null
+if [ $rc != 0 ]; then
+	fail "$name" "session exited $rc: $(cat "$work/session.err" "$work/xvfb.out" 2>/dev/null | tail -n 3 | tr '\n' ' ')"
+	finish
+fi
+log=$work/log
+check "the plugin's menu entry, with its shortcut" grep -qx \
+	'menu: Tools/User stacks of a task (Ctrl+Shift+U)' "$log"
+check "both buffers of the file got the plugin" \
+	sh -c "grep -q '^init stream 0 .*multi.dat$' '$log' && grep -q '^init stream 1 .*multi.dat:lost$' '$log'"
+check "top buffer stitched: 4 events with a stack" \
+	grep -q '^stitched stream 0: 10 entries, 4 with a stack, 0 lost' "$log"
+check "instance stitched: 4 events whose stack was lost" \
+	grep -q '^stitched stream 1: 8 entries, 0 with a stack, 4 lost' "$log"
+check "marks drawn on the CPU graph" grep -q '^draw cpu 0: [1-9]' "$log"
+check "Ctrl+Shift+U opened the dialog, with its 2 rows" grep -qx 'dialog shown: 2 rows' "$log"
+check "the dialog's export: the stack with its count" grep -qx \
+	'ustack-sample;\[libc.so.6\];main;sample_outer;sample_middle;ustack_lib_enter;ustack_lib_inner;ustack_lib_syscall 4' \
+	"$work/export.folded"
+check "no plugin failure on stderr" sh -c "! grep -q 'plugin \"ustack\"' '$work/ks.err'"
+check "screenshots kept" test -s "$out/window.png" -a -s "$out/dialog.png"
+finish
