@@ -86,7 +86,8 @@ perf: kernel-tree
 	$(Q)scripts/perf-build.sh
 
 # ---- test programs ----
-progs: $(PROGS)/ustack-sample $(PROGS)/sframe/ustack-sample $(PROGS)/sframe-mix/ustack-sample \
+progs: $(PROGS)/ustack-sample $(PROGS)/sframe/ustack-sample $(PROGS)/sframe/ustack-bench \
+	$(PROGS)/sframe-mix/ustack-sample \
 	$(PROGS)/ustack-sample32 $(PROGS)/ustack-bench \
 	$(PROGS)/ustack-perf-attr $(PROGS)/libustack-old-kernel.so $(PROGS)/ustack-badfp \
 	$(PROGS)/ustack-remap $(PROGS)/ustack-uffd $(PROGS)/ustack-perf-record
@@ -144,6 +145,10 @@ $(PROGS)/sframe/libustack-sample.so: $(PROG_SRC)/sample-lib.c $(PROG_SRC)/sample
 $(PROGS)/sframe/ustack-sample: $(PROG_SRC)/sample.c $(PROGS)/sframe/libustack-sample.so
 	$(Q)$(CC) $(SFRAME_CFLAGS) -fPIE -pie -o $@ $< -L$(@D) -lustack-sample \
 		-Wl,-rpath,'$$ORIGIN'
+
+$(PROGS)/sframe/ustack-bench: $(PROG_SRC)/bench.c
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(SFRAME_CFLAGS) -fPIE -pie -o $@ $<
 
 # Both in one stack: the SFrame executable over the frame-pointer library.
 $(PROGS)/sframe-mix/libustack-sample.so: $(PROG_SRC)/sample-lib.c $(PROG_SRC)/sample.h $(PROG_SRC)/raw-syscall.h

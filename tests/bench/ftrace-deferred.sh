@@ -28,8 +28,8 @@ events() {	# EPE: enable EPE events per getppid kernel entry
 	esac
 }
 
-run() {		# MODE EPE: prints "bytes_per_call ns_per_call"
-	local mode=$1 epe=$2 bytes=0 b ns
+run() {		# MODE EPE: prints "bytes_per_call ns_per_call frames"
+	local mode=$1 epe=$2 bytes=0 b ns frames
 
 	trace_clear
 	echo 0 > $T/options/userstacktrace
@@ -55,11 +55,12 @@ run() {		# MODE EPE: prints "bytes_per_call ns_per_call"
 		grep -q '^overrun: 0$' "$f" || echo "WARNING: overrun on $f" >&2
 	done
 	ns=$(sed -n 's/^ns_per_call //p' /tmp/gated.out)
+	frames=$(grep -m1 -o 'user_unwind_stack: .*frames=[0-9]*' $T/trace | sed 's/.*frames=//')
 	echo > $T/set_event_pid
 	echo > $T/set_ftrace_pid
 	echo 0 > $T/options/userstacktrace
 	trace_clear
-	echo "$((bytes / CALLS)) $ns"
+	echo "$((bytes / CALLS)) $ns ${frames:-0}"
 }
 
 for i in $(seq 1 14); do
@@ -96,4 +97,29 @@ for epe in 1 4 16; do
 			e, (bd > 0 ? bi / bd : 0), (td > 0 ? ti / td : 0), (bi > 0 ? bd / bi : 0), (ti > 0 ? td / ti : 0) }'
 done
 echo "  function tracer: deferred user stacks cost $B_deferred_fn bytes and $T_deferred_fn ns per call"
+
+# SFrame against frame pointers: the same program built without frame
+# pointers and with .sframe, 1 event per entry, the walk's cost per frame.
+SF_BENCH=$USTACK_PROGS/sframe/ustack-bench
+if [ -x "$SF_BENCH" ]; then
+	FP_BENCH=$BENCH
+	bs_fp= ts_fp= bs_sf= ts_sf= n0= n1=
+	for r in $(seq 1 "$ROUNDS"); do
+		for kind in fp sf; do
+			[ $kind = fp ] && BENCH=$FP_BENCH || BENCH=$SF_BENCH
+			read -r b0 t0 _ <<< "$(run none 1)"
+			read -r b t f <<< "$(run deferred 1)"
+			eval "bs_$kind=\"\$bs_$kind $((b - b0))\" ts_$kind=\"\$ts_$kind $((t - t0))\" f_$kind=$f"
+		done
+	done
+	BENCH=$FP_BENCH
+	echo
+	echo "SFrame walk against frame-pointer walk, 1 event per entry (goal: <= 2x per frame):"
+	awk -v bf="$(median $bs_fp)" -v tf="$(median $ts_fp)" -v ff="$f_fp" \
+	    -v bs="$(median $bs_sf)" -v ts="$(median $ts_sf)" -v fs="$f_sf" 'BEGIN {
+		printf "  fp:     %d frames, %d bytes, %d ns per entry, %.0f ns per frame\n", ff, bf, tf, ff ? tf / ff : 0
+		printf "  sframe: %d frames, %d bytes, %d ns per entry, %.0f ns per frame\n", fs, bs, ts, fs ? ts / fs : 0
+		if (ff && fs && tf > 0)
+			printf "  sframe/fp per entry: %.2fx; per frame (whole entry cost / frames): %.2fx\n", ts / tf, (ts / fs) / (tf / ff) }'
+fi
 echo > $T/kprobe_events
