@@ -47,7 +47,7 @@ libtracefs-ext:
 	$(Q)$(LIBEXT)
 
 sframe:
-	$(Q)$(SFRAME)
+	$(Q)$(SFRAME) -s
 
 sframe-mutate:
 	$(Q)$(SFRAME) mutate-long
@@ -81,7 +81,9 @@ perf: kernel-tree
 progs: $(PROGS)/ustack-sample $(PROGS)/sframe/ustack-sample $(PROGS)/sframe-mix/ustack-sample \
 	$(PROGS)/ustack-sample32 $(PROGS)/ustack-bench \
 	$(PROGS)/ustack-perf-attr $(PROGS)/libustack-old-kernel.so $(PROGS)/ustack-badfp \
-	$(PROGS)/ustack-remap $(PROGS)/ustack-uffd $(PROGS)/ustack-perf-record
+	$(PROGS)/ustack-remap $(PROGS)/ustack-uffd $(PROGS)/ustack-perf-record \
+	$(PROGS)/sframe/ustack-sframe-reg $(PROGS)/sframe/libustack-sframe-dl-a.so \
+	$(PROGS)/sframe/libustack-sframe-dl-b.so
 
 # The same code at the same address, from two files in turn.
 $(PROGS)/ustack-remap: $(PROG_SRC)/remap.c
@@ -136,6 +138,32 @@ $(PROGS)/sframe/libustack-sample.so: $(PROG_SRC)/sample-lib.c $(PROG_SRC)/sample
 $(PROGS)/sframe/ustack-sample: $(PROG_SRC)/sample.c $(PROGS)/sframe/libustack-sample.so
 	$(Q)$(CC) $(SFRAME_CFLAGS) -fPIE -pie -o $@ $< -L$(@D) -lustack-sample \
 		-Wl,-rpath,'$$ORIGIN'
+
+# The SFrame sample with sections it registers itself through /dev/sframe
+# (tests/progs/sframe-reg.c): libusf (static) re-encodes its own .sframe;
+# JIT copies, dlopen, fuzzing, signals, DRAP. Over the SFrame library.
+SFRAME_REG_SRC := $(addprefix $(PROG_SRC)/,sframe-reg.c sframe-reg-sec.c sframe-reg-jit.c \
+		  sframe-reg-fuzz.c sframe-reg-dl.c sframe-reg-asm.S)
+SFRAME_REG_HDR := $(addprefix $(PROG_SRC)/,sframe-reg.h sframe-dev.h sample.h) sframe/include/usf.h
+
+# libusf.a is sframe/'s: its own make decides whether it is up to date.
+$(BUILD)/sframe/libusf.a: FORCE
+	$(Q)$(SFRAME) -s
+
+$(PROGS)/sframe/ustack-sframe-reg: $(SFRAME_REG_SRC) $(SFRAME_REG_HDR) \
+		$(PROGS)/sframe/libustack-sample.so $(BUILD)/sframe/libusf.a
+	$(Q)$(CC) $(SFRAME_CFLAGS) -D_GNU_SOURCE -Isframe/include -fPIE -pie -o $@ \
+		$(SFRAME_REG_SRC) $(BUILD)/sframe/libusf.a -L$(@D) -lustack-sample -ldl \
+		-Wl,-rpath,'$$ORIGIN'
+
+# dlopen()ed by it: the same code, frames of other sizes.
+$(PROGS)/sframe/libustack-sframe-dl-%.so: $(PROG_SRC)/sframe-dl-lib.c
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(SFRAME_CFLAGS) -fPIC -shared -DSR_DL_PAD=$(if $(filter a,$*),16,200) \
+		-o $@ $<
+
+.PHONY: FORCE
+FORCE:
 
 # Both in one stack: the SFrame executable over the frame-pointer library.
 $(PROGS)/sframe-mix/libustack-sample.so: $(PROG_SRC)/sample-lib.c $(PROG_SRC)/sample.h $(PROG_SRC)/raw-syscall.h
