@@ -29,8 +29,9 @@
  *   dl N         dlopen/dlclose of two SFrame libraries in turn (a, b, a)
  *   fuzz N SEED  N mutated sections for a JIT block, one call each
  *   signal       a signal handler makes the call
- *   deep D N     D recursive frames, a DRAP frame, a realigned frame and
- *                alloca, then N calls
+ *   deep D N [nodrap]   D + 1 recursive frames, a DRAP frame (not with
+ *                nodrap), a realigned frame and alloca, then N calls
+ *   errors       what registering bad sections and ranges says
  *
  * Lines "expect NAME exact|prefix[=M] FRAME..." give, for each traced call
  * in order, the frames its stack must start with, as the trace writes
@@ -45,9 +46,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 
 #include "sample.h"
+#include "sframe-dev.h"
 #include "sframe-reg.h"
 
 struct sr_version sr_ver = { .version = 3, .flags = USF_F_PCREL, .name = "3" };
@@ -112,6 +115,58 @@ static void sr_late(void)
 			sr_unregister((uint64_t)buf.addr);
 		sr_buf_free(&buf);
 	}
+}
+
+/* errors: "errors CASE ERRNO-NAME" for each bad registration */
+static void sr_error(const char *what, int ret)
+{
+	printf("errors %s %s\n", what, ret ? strerrorname_np(-ret) ?: "?" : "ok");
+}
+
+static int sr_errors(void)
+{
+	struct sframe_setup setup = { 0 };
+	uint8_t zeros[64] = { 0 };
+	struct sr_obj objs[8];
+	struct usf_section sec;
+	struct sr_buf buf;
+	uint64_t text, size;
+	int ret;
+
+	if (sr_find_objs(objs, 8, NULL) < 1 || objs[0].name[0] || sr_decode_obj(&objs[0], &sec) ||
+	    sr_encode_near(&sec, &sr_ver, objs[0].text_start, &buf))
+		sr_die("the executable's section");
+	usf_section_release(&sec);
+	text = objs[0].text_start;
+	size = objs[0].text_end - text;
+
+	/* not executable: the section's own memory as the text */
+	sr_error("text-not-executable", sr_register((uint64_t)buf.addr, buf.len,
+						    (uint64_t)buf.addr, buf.len));
+	/* text not mapped at all */
+	sr_error("text-unmapped", sr_register((uint64_t)buf.addr, buf.len, 4096, 4096));
+	/* a section of zeros */
+	sr_error("bad-section", sr_register((uint64_t)zeros, sizeof(zeros), text, size));
+	/* a section cut short: its FDEs lie beyond the end */
+	sr_error("section-truncated", sr_register((uint64_t)buf.addr, 40, text, size));
+	/* a section where nothing is mapped */
+	sr_error("section-unmapped", sr_register(4096, buf.len, text, size));
+	/* a section past the end of the address space */
+	sr_error("section-wraps", sr_register(~0ULL - 8, buf.len, text, size));
+	sr_error("register", sr_register((uint64_t)buf.addr, buf.len, text, size));
+	sr_error("register-again", sr_register((uint64_t)buf.addr, buf.len, text, size));
+	sr_error("register-overlapping", sr_register((uint64_t)buf.addr, buf.len, text + 16,
+						     size - 16));
+	sr_error("unregister", sr_unregister((uint64_t)buf.addr));
+	sr_error("unregister-again", sr_unregister((uint64_t)buf.addr));
+	sr_error("unregister-unknown", sr_unregister(4096));
+	/* unregister with other fields set */
+	setup.sframe_start = (uint64_t)buf.addr;
+	setup.text_start = text;
+	ret = sr_dry_run ? 0 : ioctl(sr_dev(), SFRAME_IOC_UNREGISTER, &setup) ? -errno : 0;
+	sr_error("unregister-with-text", ret);
+	sr_buf_free(&buf);
+	return 0;
 }
 
 /* fork: the child's copy of the sections, and of the JIT one only it has */
@@ -226,12 +281,16 @@ NOINLINE static long sr_drap(int calls)
 	return ret + buf[2] + p[calls];
 }
 
+static int sr_no_drap;
+
 NOINLINE static long sr_deep(int depth, int calls)
 {
 	long ret;
 
 	if (depth)
 		ret = sr_deep(depth - 1, calls);
+	else if (sr_no_drap)
+		ret = sr_aligned(calls);
 	else
 		ret = sr_drap(calls);
 	/* not a tail call, nor a loop */
@@ -243,7 +302,8 @@ NOINLINE static long sr_deep(int depth, int calls)
 static void sr_usage(void)
 {
 	fprintf(stderr, "usage: ustack-sframe-reg [-v 0|1|2|2p|3] [-e BLOB] [-d] MODE [ARGS]\n"
-		"modes: calls N | late N | fork N | jit | dl N | fuzz N SEED | signal | deep D N\n");
+		"modes: calls N | late N | fork N | jit | dl N | fuzz N SEED | signal |\n"
+		"       deep D N [nodrap] | errors\n");
 	exit(2);
 }
 
@@ -299,7 +359,10 @@ int main(int argc, char **argv)
 		if (sr_ver.version)
 			n = sr_register_objs(NULL, bufs, 8);
 		ret = sr_signal();
-	} else if (!strcmp(mode, "deep") && argc == 2) {
+	} else if (!strcmp(mode, "errors") && !argc) {
+		ret = sr_errors();
+	} else if (!strcmp(mode, "deep") && (argc == 2 || (argc == 3 && !strcmp(argv[2], "nodrap")))) {
+		sr_no_drap = argc == 3;
 		if (sr_ver.version)
 			n = sr_register_objs(NULL, bufs, 8);
 		sr_sink = sr_deep(atoi(argv[0]), atoi(argv[1]));
