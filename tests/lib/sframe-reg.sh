@@ -76,3 +76,25 @@ sr_chain() {
 	check "$test: $count events, each with exactly $5 ($((n - exact)) not, $none without)" \
 		test "$n" = "$count" -a "$exact" = "$count"
 }
+
+# sr_deep_syms NAME: the symbols of each stack of run NAME ($SR_PID's), one a line
+sr_deep_syms() { sr_events "$1" $SR_PID | while read -r f; do symbols "$f"; done; }
+
+# sr_squeeze: runs of a symbol written once with a count ("sr_deep*101")
+sr_squeeze() {
+	awk '{
+		out = ""; n = 0
+		for (i = 1; i <= NF + 1; i++) {
+			if (i <= NF && $i == prev) { n++; continue }
+			if (i > 1) out = out " " prev (n > 1 ? "*" n : "")
+			prev = $i; n = 1
+		}
+		print substr(out, 2)
+	}'
+}
+
+# sr_squeeze_line: result lines with their runs of sr_deep squeezed
+sr_squeeze_line() { sed 's/\(sr_deep \)\{2,\}/sr_deep... /g'; }
+
+# sr_show NAME: each stack of run NAME, squeezed, for the log
+sr_show() { sr_deep_syms "$1" | sr_squeeze | sed "s/^/$1: /"; }
