@@ -10,6 +10,9 @@
 #   make kernel-patches   export build/linux base..HEAD to kernel/patches/
 #   make sframe-mutate    usf_mutate() 100,000 times into the SFrame decoder
 #                         under ASan and UBSan (sframe/)
+#   make sframe-fuzz-kernel   SFRAME_FUZZ_N (100,000) corrupted SFrame sections
+#                         registered through /dev/sframe in the debug guest
+#                         (tests/guest/sframe-fuzz.sh)
 #
 # V=1 shows the commands.
 
@@ -38,6 +41,7 @@ endif
 PROG_CFLAGS := -O2 -g -Wall -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
 PROG_SRC    := tests/progs
 
+.PHONY: sframe-fuzz-kernel
 .PHONY: all deps kernel-tree kernel-tree-reset kernel kernel-debug kernel-patches perf \
 	progs libtracefs-ext trace-cmd-plugin sframe sframe-mutate check demo bench clean distclean
 
@@ -206,6 +210,18 @@ FUZZ_SECONDS ?= 60
 fuzz: deps
 	$(Q)$(FUZZ)
 	$(Q)$(FUZZ) run FUZZ_SECONDS=$(FUZZ_SECONDS)
+
+# The kernel's SFrame reader under corrupted sections, on the debug kernel
+# (KASAN, lockdep, kmemleak: any report fails the run), in runs of
+# SFRAME_FUZZ_CHUNK rounds.
+SFRAME_FUZZ_N       ?= 100000
+SFRAME_FUZZ_CHUNK   ?= 2000
+SFRAME_FUZZ_SEED    ?= 1
+SFRAME_FUZZ_TIMEOUT ?= 14400
+sframe-fuzz-kernel: progs
+	$(Q)scripts/guest-run.sh --debug --timeout $(SFRAME_FUZZ_TIMEOUT) -- \
+		SFRAME_FUZZ_N=$(SFRAME_FUZZ_N) SFRAME_FUZZ_CHUNK=$(SFRAME_FUZZ_CHUNK) \
+		SFRAME_FUZZ_SEED=$(SFRAME_FUZZ_SEED) bash tests/guest/sframe-fuzz.sh
 
 # Benchmarks: ring-buffer bytes and time per call with and without user
 # stacks, measured side by side in one guest (scripts/bench.sh).
