@@ -82,7 +82,7 @@ echo "fuzz: stats sections_added +$(($(stat sections_added) - added))" \
 	"fallbacks_not_covered +$(($(stat fallbacks_not_covered) - notcov))" \
 	"fallbacks_bad_row +$(($(stat fallbacks_bad_row) - badrow))"
 echo "fuzz: frames checked per stack (6: all; fewer where the rules that applied were not the valid ones):" \
-	"$(sort -n /tmp/fuzz.checked | uniq -c | awk '{ printf "%s%s: %s", NR > 1 ? ", " : "", $2, $1 }')"
+	"$(sort -n /tmp/fuzz.checked | uniq -c | awk '{ printf "%s%s: %s", (NR > 1 ? ", " : ""), $2, $1 }')"
 echo "fuzz: stacks: $expected expected, $events events, $ok as allowed, $wrong wrong, $short short, $none without a stack"
 
 check "fuzz: every run finished ($bad_runs did not)" test $bad_runs = 0
