@@ -5,7 +5,8 @@
  * sr_dl_inner <- sr_dl_enter <- sr_dl_mode <- main) and dlclose()d. The
  * two libraries have the same functions with frames of other sizes and
  * usually load at the same address: a section left from the one before
- * gives wrong frames. With -v 1|2|2p|3 the library's section is registered
+ * gives wrong frames. Before -a.so is loaded again, the address both had
+ * is taken by a placeholder mapping: it loads at another one. With -v 1|2|2p|3 the library's section is registered
  * after each dlopen(); dlclose() unmaps its text, which must remove it
  * (unregistering it afterwards says ENOENT).
  */
@@ -15,8 +16,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include "sframe-reg.h"
+
+/* what is kept from the third load: up to this much from the old base */
+#define SR_DL_HOLD	(1UL << 20)
 
 /**
  * sr_dl_mode - dlopen/call/dlclose of the a, b and a libraries
@@ -30,9 +35,10 @@ int sr_dl_mode(int calls)
 	char dir[PATH_MAX], path[PATH_MAX + 64];
 	long (*enter)(int calls);
 	struct sr_buf buf;
+	size_t hold_size = 0, size;
 	ssize_t len;
 	Dl_info info;
-	void *h;
+	void *h, *hold = NULL;
 	int i, n, ret;
 
 	len = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
@@ -53,6 +59,15 @@ int sr_dl_mode(int calls)
 		enter(calls);
 		asm volatile("" ::: "memory");
 		dlclose(h);
+		/* the next one elsewhere */
+		for (size = SR_DL_HOLD; i == 1 && size >= 4096; size /= 4) {
+			hold_size = size;
+			hold = mmap(info.dli_fbase, size, PROT_NONE, MAP_PRIVATE |
+				    MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+			if (hold != MAP_FAILED)
+				break;
+			hold = NULL;
+		}
 		if (n) {
 			ret = sr_unregister((uint64_t)buf.addr);
 			printf("dl %s: unregister after dlclose: %s\n", libs[i],
@@ -60,5 +75,7 @@ int sr_dl_mode(int calls)
 			sr_buf_free(&buf);
 		}
 	}
+	if (hold)
+		munmap(hold, hold_size);
 	return 0;
 }
