@@ -54,6 +54,29 @@ check "registering after the kernel found the library's section: EEXIST" \
 	grep -q '^late .*libustack-sample.so EEXIST' /tmp/late.out
 sr_chain "late: the files' own sections" late $SR_PID 1 "$CHAIN"
 
+# ---- a file without .sframe (libc): a registered section takes its place ----
+LIBC=$(ldd "$REG" | awk '$1 ~ /^libc.so/ { print $3 }')
+if "$USF" convert-eh "$LIBC" -o /tmp/libc.usft > /tmp/convert.out 2>&1; then
+	nosec=$(stat files_without_section)
+	sr_run libc libc 2 /tmp/libc.usft
+	check "libc: the kernel found it without a section first (files_without_section grew)" \
+		test "$(stat files_without_section)" -gt "$nosec"
+	check "libc: registering its convert-eh V3 section then: ok ($(grep '^libc' /tmp/libc.out))" \
+		grep -q '^libc registered: ok' /tmp/libc.out
+	sr_events libc $SR_PID > /tmp/libc.frames
+	before=$(symbols "$(sed -n 1p /tmp/libc.frames)")
+	after=$(symbols "$(sed -n 3p /tmp/libc.frames)")
+	echo "libc: before: $before"
+	echo "libc: after: $after"
+	echo "libc: $(tr '\n' ' ' < /tmp/libc.unwind)"
+	check "libc: after, the chain goes on through libc ($after)" \
+		sh -c "echo '$after' | grep -q '^$CHAIN __libc_start_call_main __libc_start_main'"
+	check "libc: after, every stack of the program is SFrame only" \
+		test "$(grep -- "-$SR_PID .*user_unwind_stack:" $T/trace | tail -n 2 | grep -c 'unwind=sframe$\|unwind=sframe ')" = 2
+else
+	fail "libc: convert-eh" "$(cat /tmp/convert.out)"
+fi
+
 # ---- errors ----
 sr_run errors errors
 while read -r what want; do

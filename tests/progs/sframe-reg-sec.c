@@ -62,6 +62,7 @@ struct sr_find {
 	int		max;
 	int		n;
 	const char	*name_part;
+	bool		all;
 };
 
 static int sr_find_one(struct dl_phdr_info *info, size_t size, void *data)
@@ -83,15 +84,15 @@ static int sr_find_one(struct dl_phdr_info *info, size_t size, void *data)
 		if (p->p_type == PT_LOAD && (p->p_flags & PF_X) && !text)
 			text = p;
 	}
-	if (!sframe || !text || f->n == f->max)
+	if ((!sframe && !f->all) || !text || f->n == f->max)
 		return 0;
 	o = &f->objs[f->n++];
 	snprintf(o->name, sizeof(o->name), "%s", info->dlpi_name);
 	o->base = info->dlpi_addr;
 	o->text_start = info->dlpi_addr + text->p_vaddr;
 	o->text_end = o->text_start + text->p_memsz;
-	o->sframe = info->dlpi_addr + sframe->p_vaddr;
-	o->sframe_size = sframe->p_memsz;
+	o->sframe = sframe ? info->dlpi_addr + sframe->p_vaddr : 0;
+	o->sframe_size = sframe ? sframe->p_memsz : 0;
 	return 0;
 }
 
@@ -113,6 +114,22 @@ int sr_find_objs(struct sr_obj *objs, int max, const char *name_part)
 }
 
 /**
+ * sr_find_objs_all - the loaded objects, with an SFrame section or not
+ * @objs: filled in (sframe 0 for those without one)
+ * @max: room in @objs
+ * @name_part: only objects whose name contains this (NULL: all)
+ *
+ * Return: how many were found.
+ */
+int sr_find_objs_all(struct sr_obj *objs, int max, const char *name_part)
+{
+	struct sr_find f = { .objs = objs, .max = max, .name_part = name_part, .all = true };
+
+	dl_iterate_phdr(sr_find_one, &f);
+	return f.n;
+}
+
+/**
  * sr_decode_obj - an object's section as mapped, in the internal form
  * @obj: the object
  * @sec: the result (absolute addresses)
@@ -124,33 +141,44 @@ int sr_decode_obj(const struct sr_obj *obj, struct usf_section *sec)
 	return usf_section_decode((const void *)obj->sframe, obj->sframe_size, obj->sframe, sec);
 }
 
+/* what sr_rebase_one() looks for: an object's file offset, then its address */
+struct sr_rebase {
+	const char	*name_part;
+	uint64_t	off;
+	uint64_t	addr;
+	bool		seen;
+};
+
 /*
- * The run-time address of file offset @off of the executable, through the
- * PT_LOAD whose file bytes hold it; 0 when none does.
+ * The run-time address of file offset @r->off of the object whose name
+ * contains @r->name_part (NULL: the executable, the first one), through
+ * the PT_LOAD whose file bytes hold it.
  */
-static int sr_exe_phdr(struct dl_phdr_info *info, size_t size, void *data)
+static int sr_rebase_one(struct dl_phdr_info *info, size_t size, void *data)
 {
-	uint64_t *off = data;
+	struct sr_rebase *r = data;
 	int i;
 
 	(void)size;
-	/* the executable comes first */
+	if (r->name_part ? !strstr(info->dlpi_name, r->name_part) : r->seen)
+		return 0;
+	r->seen = true;
 	for (i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
 
-		if (p->p_type == PT_LOAD && *off >= p->p_offset &&
-		    *off < p->p_offset + p->p_filesz) {
-			*off = info->dlpi_addr + p->p_vaddr + (*off - p->p_offset);
+		if (p->p_type == PT_LOAD && r->off >= p->p_offset &&
+		    r->off < p->p_offset + p->p_filesz) {
+			r->addr = info->dlpi_addr + p->p_vaddr + (r->off - p->p_offset);
 			return 1;
 		}
 	}
-	*off = 0;
 	return 1;
 }
 
 /**
- * sr_decode_blob - the executable's section from a convert-eh table blob
- * @path: the blob (ustack-sframe convert-eh of this executable)
+ * sr_decode_blob - an object's section from a convert-eh table blob
+ * @path: the blob (ustack-sframe convert-eh of the object's file)
+ * @name_part: the object (see sr_find_objs()); NULL: the executable
  * @sec: the result, at run-time addresses
  *
  * The blob (sframe/include/usf-table.h) is a 56-byte header, then an
@@ -160,9 +188,9 @@ static int sr_exe_phdr(struct dl_phdr_info *info, size_t size, void *data)
  *
  * Return: 0, or -1 with errno.
  */
-int sr_decode_blob(const char *path, struct usf_section *sec)
+int sr_decode_blob(const char *path, const char *name_part, struct usf_section *sec)
 {
-	uint64_t sframe_offset, off;
+	uint64_t sframe_offset;
 	uint8_t *blob = NULL;
 	uint32_t sframe_size, i;
 	struct stat st;
@@ -189,13 +217,14 @@ int sr_decode_blob(const char *path, struct usf_section *sec)
 	if (usf_section_decode(blob + 56, sframe_size, sframe_offset, sec))
 		goto out;
 	for (i = 0; i < sec->nr_funcs; i++) {
-		off = sec->funcs[i].start;
-		dl_iterate_phdr(sr_exe_phdr, &off);
-		if (!off) {
+		struct sr_rebase r = { .name_part = name_part, .off = sec->funcs[i].start };
+
+		dl_iterate_phdr(sr_rebase_one, &r);
+		if (!r.addr) {
 			errno = ERANGE;
 			goto out;
 		}
-		sec->funcs[i].start = off;
+		sec->funcs[i].start = r.addr;
 	}
 	ret = usf_section_sort(sec);
 out:
@@ -359,7 +388,7 @@ int sr_register_objs(const char *name_part, struct sr_buf *bufs, int max)
 		const struct sr_obj *o = &objs[i];
 		bool eh = sr_eh_blob && !o->name[0];
 
-		if (eh ? sr_decode_blob(sr_eh_blob, &sec) : sr_decode_obj(o, &sec)) {
+		if (eh ? sr_decode_blob(sr_eh_blob, NULL, &sec) : sr_decode_obj(o, &sec)) {
 			fprintf(stderr, "ustack-sframe-reg: %s: %s\n", eh ? sr_eh_blob :
 				o->name[0] ? o->name : "executable", usf_last_error());
 			exit(1);

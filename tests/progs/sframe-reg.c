@@ -32,6 +32,9 @@
  *   deep D N [nodrap]   D + 1 recursive frames, a DRAP frame (not with
  *                nodrap), a realigned frame and alloca, then N calls
  *   errors       what registering bad sections and ranges says
+ *   libc N BLOB  N calls (the kernel finds that libc has no section),
+ *                then the section of the convert-eh blob BLOB of libc
+ *                registered for libc's text, then N calls again
  *
  * Lines "expect NAME exact|prefix[=M] FRAME..." give, for each traced call
  * in order, the frames its stack must start with, as the trace writes
@@ -115,6 +118,29 @@ static void sr_late(void)
 			sr_unregister((uint64_t)buf.addr);
 		sr_buf_free(&buf);
 	}
+}
+
+/*
+ * libc: a file without .sframe, which the kernel found to have none: a
+ * registered section takes its place ("libc registered: ok").
+ */
+static int sr_libc(const char *blob, struct sr_buf *buf)
+{
+	struct sr_obj objs[8];
+	struct usf_section sec;
+	int n, ret;
+
+	n = sr_find_objs_all(objs, 8, "libc.so");
+	if (n < 1 || sr_decode_blob(blob, "libc.so", &sec) ||
+	    sr_encode_near(&sec, &sr_ver, objs[0].text_start, buf)) {
+		fprintf(stderr, "ustack-sframe-reg: libc from %s: %s\n", blob, usf_last_error());
+		return 1;
+	}
+	usf_section_release(&sec);
+	ret = sr_register((uint64_t)buf->addr, buf->len, objs[0].text_start,
+			  objs[0].text_end - objs[0].text_start);
+	printf("libc registered: %s\n", ret ? strerrorname_np(-ret) ?: "?" : "ok");
+	return !!ret;
 }
 
 /* errors: "errors CASE ERRNO-NAME" for each bad registration */
@@ -303,7 +329,7 @@ static void sr_usage(void)
 {
 	fprintf(stderr, "usage: ustack-sframe-reg [-v 0|1|2|2p|3] [-e BLOB] [-d] MODE [ARGS]\n"
 		"modes: calls N | late N | fork N | jit | dl N | fuzz N SEED | signal |\n"
-		"       deep D N [nodrap] | errors\n");
+		"       deep D N [nodrap] | errors | libc N BLOB\n");
 	exit(2);
 }
 
@@ -359,6 +385,11 @@ int main(int argc, char **argv)
 		if (sr_ver.version)
 			n = sr_register_objs(NULL, bufs, 8);
 		ret = sr_signal();
+	} else if (!strcmp(mode, "libc") && argc == 2) {
+		sample_outer(atoi(argv[0]));
+		ret = sr_libc(argv[1], &bufs[0]);
+		sample_outer(atoi(argv[0]));
+		printf("ustack-sframe-reg: %d calls, then %d\n", atoi(argv[0]), atoi(argv[0]));
 	} else if (!strcmp(mode, "errors") && !argc) {
 		ret = sr_errors();
 	} else if (!strcmp(mode, "deep") && (argc == 2 || (argc == 3 && !strcmp(argv[2], "nodrap")))) {

@@ -67,8 +67,9 @@ extern int sr_dry_run;
 /* sframe-reg-sec.c: the program's own sections, buffers, the device */
 int sr_parse_version(const char *s, struct sr_version *v);
 int sr_find_objs(struct sr_obj *objs, int max, const char *name_part);
+int sr_find_objs_all(struct sr_obj *objs, int max, const char *name_part);
 int sr_decode_obj(const struct sr_obj *obj, struct usf_section *sec);
-int sr_decode_blob(const char *path, struct usf_section *sec);
+int sr_decode_blob(const char *path, const char *name_part, struct usf_section *sec);
 void *sr_map_near(uint64_t near, size_t size, int prot);
 int sr_encode_near(const struct usf_section *sec, const struct sr_version *v, uint64_t near,
 		   struct sr_buf *buf);
