@@ -26,6 +26,10 @@
 #define SR_NEAR_STEP	(64UL << 20)
 #define SR_NEAR_TRIES	16
 
+/**
+ * sr_die - print @what with errno's text and exit 1
+ * @what: what failed
+ */
 void sr_die(const char *what)
 {
 	fprintf(stderr, "ustack-sframe-reg: %s: %s\n", what, strerror(errno));
@@ -298,6 +302,10 @@ int sr_encode_near(const struct usf_section *sec, const struct sr_version *v, ui
 	return 0;
 }
 
+/**
+ * sr_buf_free - unmap a buffer of sr_encode_near()
+ * @buf: the buffer; its address is NULL afterwards
+ */
 void sr_buf_free(struct sr_buf *buf)
 {
 	if (buf->addr)
