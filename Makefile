@@ -10,6 +10,9 @@
 #   make kernel-patches   export build/linux base..HEAD to kernel/patches/
 #   make sframe-mutate    usf_mutate() 100,000 times into the SFrame decoder
 #                         under ASan and UBSan (sframe/)
+#   make sframe-fuzz-kernel   SFRAME_FUZZ_N (100,000) corrupted SFrame sections
+#                         registered through /dev/sframe in the debug guest
+#                         (tests/guest/sframe-fuzz.sh)
 #
 # V=1 shows the commands.
 
@@ -41,6 +44,7 @@ endif
 PROG_CFLAGS := -O2 -g -Wall -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
 PROG_SRC    := tests/progs
 
+.PHONY: sframe-fuzz-kernel
 .PHONY: all deps kernel-tree kernel-tree-reset kernel kernel-debug kernel-patches perf \
 	progs libtracefs-ext trace-cmd-plugin kernelshark-plugin sframe sframe-mutate check demo bench \
 	clean distclean
@@ -51,7 +55,7 @@ libtracefs-ext:
 	$(Q)$(LIBEXT)
 
 sframe:
-	$(Q)$(SFRAME)
+	$(Q)$(SFRAME) -s
 
 sframe-mutate:
 	$(Q)$(SFRAME) mutate-long
@@ -90,7 +94,9 @@ progs: $(PROGS)/ustack-sample $(PROGS)/sframe/ustack-sample $(PROGS)/sframe/usta
 	$(PROGS)/sframe-mix/ustack-sample \
 	$(PROGS)/ustack-sample32 $(PROGS)/ustack-bench \
 	$(PROGS)/ustack-perf-attr $(PROGS)/libustack-old-kernel.so $(PROGS)/ustack-badfp \
-	$(PROGS)/ustack-remap $(PROGS)/ustack-uffd $(PROGS)/ustack-perf-record
+	$(PROGS)/ustack-remap $(PROGS)/ustack-uffd $(PROGS)/ustack-perf-record \
+	$(PROGS)/sframe/ustack-sframe-reg $(PROGS)/sframe/libustack-sframe-dl-a.so \
+	$(PROGS)/sframe/libustack-sframe-dl-b.so
 
 # The same code at the same address, from two files in turn.
 $(PROGS)/ustack-remap: $(PROG_SRC)/remap.c
@@ -150,6 +156,32 @@ $(PROGS)/sframe/ustack-bench: $(PROG_SRC)/bench.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(SFRAME_CFLAGS) -fPIE -pie -o $@ $<
 
+# The SFrame sample with sections it registers itself through /dev/sframe
+# (tests/progs/sframe-reg.c): libusf (static) re-encodes its own .sframe;
+# JIT copies, dlopen, fuzzing, signals, DRAP. Over the SFrame library.
+SFRAME_REG_SRC := $(addprefix $(PROG_SRC)/,sframe-reg.c sframe-reg-sec.c sframe-reg-jit.c \
+		  sframe-reg-fuzz.c sframe-reg-dl.c sframe-reg-asm.S)
+SFRAME_REG_HDR := $(addprefix $(PROG_SRC)/,sframe-reg.h sframe-dev.h sample.h) sframe/include/usf.h
+
+# libusf.a is sframe/'s: its own make decides whether it is up to date.
+$(BUILD)/sframe/libusf.a: FORCE
+	$(Q)$(SFRAME) -s
+
+$(PROGS)/sframe/ustack-sframe-reg: $(SFRAME_REG_SRC) $(SFRAME_REG_HDR) \
+		$(PROGS)/sframe/libustack-sample.so $(BUILD)/sframe/libusf.a
+	$(Q)$(CC) $(SFRAME_CFLAGS) -D_GNU_SOURCE -Isframe/include -fPIE -pie -o $@ \
+		$(SFRAME_REG_SRC) $(BUILD)/sframe/libusf.a -L$(@D) -lustack-sample -ldl \
+		-Wl,-rpath,'$$ORIGIN'
+
+# dlopen()ed by it: the same code, frames of other sizes.
+$(PROGS)/sframe/libustack-sframe-dl-%.so: $(PROG_SRC)/sframe-dl-lib.c
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(SFRAME_CFLAGS) -fPIC -shared -DSR_DL_PAD=$(if $(filter a,$*),16,200) \
+		-o $@ $<
+
+.PHONY: FORCE
+FORCE:
+
 # Both in one stack: the SFrame executable over the frame-pointer library.
 $(PROGS)/sframe-mix/libustack-sample.so: $(PROG_SRC)/sample-lib.c $(PROG_SRC)/sample.h $(PROG_SRC)/raw-syscall.h
 	$(Q)mkdir -p $(@D)
@@ -192,6 +224,18 @@ FUZZ_SECONDS ?= 60
 fuzz: deps
 	$(Q)$(FUZZ)
 	$(Q)$(FUZZ) run FUZZ_SECONDS=$(FUZZ_SECONDS)
+
+# The kernel's SFrame reader under corrupted sections, on the debug kernel
+# (KASAN, lockdep, kmemleak: any report fails the run), in runs of
+# SFRAME_FUZZ_CHUNK rounds.
+SFRAME_FUZZ_N       ?= 100000
+SFRAME_FUZZ_CHUNK   ?= 2000
+SFRAME_FUZZ_SEED    ?= 1
+SFRAME_FUZZ_TIMEOUT ?= 14400
+sframe-fuzz-kernel: progs
+	$(Q)scripts/guest-run.sh --debug --timeout $(SFRAME_FUZZ_TIMEOUT) -- \
+		SFRAME_FUZZ_N=$(SFRAME_FUZZ_N) SFRAME_FUZZ_CHUNK=$(SFRAME_FUZZ_CHUNK) \
+		SFRAME_FUZZ_SEED=$(SFRAME_FUZZ_SEED) bash tests/guest/sframe-fuzz.sh
 
 # Benchmarks: ring-buffer bytes and time per call with and without user
 # stacks, measured side by side in one guest (scripts/bench.sh).
