@@ -77,7 +77,7 @@ for epe in 1 4 16 fn; do
 	for mode in $modes; do eval "bs_$mode= ts_$mode="; done
 	for r in $(seq 1 "$ROUNDS"); do
 		for mode in $modes; do
-			read -r b t <<< "$(run $mode $epe)"
+			read -r b t _ <<< "$(run $mode $epe)"
 			eval "bs_$mode=\"\$bs_$mode $b\" ts_$mode=\"\$ts_$mode $t\""
 		done
 	done

@@ -11,6 +11,9 @@
 {
 	line = $0
 	if (substr(line, 1, 4) == " => ") {
+		# "[N more frames]": the text had no room for the rest
+		if (substr(line, 5) ~ /^\[[0-9]+ more frames\]$/)
+			next
 		if (cur != "")
 			stk[cur] = stk[cur] " " substr(line, 5)
 		next
