@@ -20,6 +20,7 @@
  * is then only found when asked for first.)
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,6 +138,33 @@ static void ustack_range_add(struct ustack_file *f, const struct ustack_hit *hit
 	f->nr_ranges++;
 }
 
+/*
+ * Does @name end inside a string table of @elf? libdwfl hands out pointers
+ * into the file's string tables as they are, and a hostile file's table
+ * need not end with a NUL. A name in no section's data (a file without
+ * section headers, whose symbols libdwfl finds through PT_DYNAMIC) cannot
+ * be bounded and is not used.
+ */
+static bool ustack_name_bounded(Elf *elf, const char *name)
+{
+	uintptr_t p = (uintptr_t)name, start;
+	Elf_Scn *scn = NULL;
+	Elf_Data *data;
+	GElf_Shdr shdr;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_STRTAB)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data || !data->d_buf)
+			continue;
+		start = (uintptr_t)data->d_buf;
+		if (p >= start && p < start + data->d_size)
+			return memchr(name, 0, start + data->d_size - p);
+	}
+	return false;
+}
+
 /* Ask libdwfl; the name and its file into hit. Return -1 with errno ENOMEM. */
 static int ustack_hit_fill(struct ustack_file *f, struct ustack_hit *hit)
 {
@@ -156,7 +184,8 @@ static int ustack_hit_fill(struct ustack_file *f, struct ustack_hit *hit)
 		return 0;
 	}
 	name = dwfl_module_addrinfo(f->mod, hit->addr, &off, &sym, &shndx, &elf, &bias);
-	if (!name || !ustack_is_code(&sym, elf, shndx, name))
+	if (!name || !elf || !ustack_name_bounded(elf, name) ||
+	    !ustack_is_code(&sym, elf, shndx, name))
 		return 0;
 	hit->start = hit->addr - off;
 	hit->name = name;
