@@ -74,20 +74,8 @@ fi
 # function: the topmost frame's row at the function start.
 LIB=$USTACK_PROGS/sframe/libustack-sample.so
 off=$(USTACK_PROGS=$USTACK_PROGS/sframe lib_offset ustack_lib_syscall)
-trace_clear
-if echo "p:ustack_entry $LIB:$off" > $T/uprobe_events; then
-	tw $T/events/uprobes/ustack_entry/enable 1
-	tw $T/options/user_stacktrace_deferred 1
-	tw $T/tracing_on 1
-	"$SF" 2 > /dev/null &
-	pid=$!
-	wait $pid
-	tw $T/tracing_on 0
-	frames=$(stitched | awk -F'|' -v p=$pid '$1 == p && $4 ~ /ustack_entry/ {print $5; exit}')
-	syms=$(first_n 6 "$(symbols "$frames")")
+if syms=$(uprobe_entry_syms "$SF" "$LIB" "$off"); then
 	check "uprobe on a function entry: '$syms'" test "$syms" = "$CHAIN"
-	tw $T/events/uprobes/ustack_entry/enable 0
-	echo > $T/uprobe_events
 else
 	fail "uprobe on a function entry" "cannot add uprobe at $LIB:$off"
 fi

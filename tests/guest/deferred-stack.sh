@@ -107,24 +107,12 @@ fi
 # pushed its frame pointer yet; the caller must not be skipped.
 LIB=$USTACK_PROGS/libustack-sample.so
 off=$(lib_offset ustack_lib_syscall)
-trace_clear
-if echo "p:ustack_entry $LIB:$off" > $T/uprobe_events; then
-	tw $T/events/uprobes/ustack_entry/enable 1
-	tw $T/options/user_stacktrace_deferred 1
-	tw $T/tracing_on 1
-	"$SAMPLE" 2 > /dev/null &
-	pid=$!
-	wait $pid
-	tw $T/tracing_on 0
-	frames=$(stitched | awk -F'|' -v p=$pid '$1 == p && $4 ~ /ustack_entry/ {print $5; exit}')
-	syms=$(first_n 6 "$(symbols "$frames")")
+if syms=$(uprobe_entry_syms "$SAMPLE" "$LIB" "$off"); then
 	if [ "$syms" = "$CHAIN" ]; then
 		pass "uprobe on a function entry: the caller is not skipped"
 	else
-		fail "uprobe on a function entry: the caller is not skipped" "'$syms' ($frames)"
+		fail "uprobe on a function entry: the caller is not skipped" "'$syms'"
 	fi
-	tw $T/events/uprobes/ustack_entry/enable 0
-	echo > $T/uprobe_events
 else
 	fail "uprobe on a function entry" "cannot add uprobe at $LIB:$off"
 fi

@@ -167,3 +167,25 @@ spin_check() {
 		fail "$1 ($((last - first + 1)) events, at least $4)" "other stacks: $bad"
 	fi
 }
+
+# uprobe_entry_syms PROG LIB OFFSET: run PROG 2 with a uprobe at LIB+OFFSET
+# (a function's first instruction) and the option set; print the first six
+# symbols of the probe event's stack. Returns 1 when the uprobe cannot be
+# added.
+uprobe_entry_syms() {
+	local prog=$1 lib=$2 off=$3 pid frames
+
+	trace_clear
+	echo "p:ustack_entry $lib:$off" > $T/uprobe_events 2>/dev/null || return 1
+	tw $T/events/uprobes/ustack_entry/enable 1
+	tw $T/options/user_stacktrace_deferred 1
+	tw $T/tracing_on 1
+	"$prog" 2 > /dev/null &
+	pid=$!
+	wait $pid
+	tw $T/tracing_on 0
+	frames=$(stitched | awk -F'|' -v p=$pid '$1 == p && $4 ~ /ustack_entry/ {print $5; exit}')
+	first_n 6 "$(symbols "$frames")"
+	tw $T/events/uprobes/ustack_entry/enable 0
+	echo > $T/uprobe_events
+}
