@@ -12,12 +12,18 @@
  *   exec PROG ARG...  execve()s PROG (through ustack_lib_raw)
  *   spin M            spins M million iterations in sample_then
  *   exit              calls exit_group (through ustack_lib_raw)
+ *   alt M             forks; M times, in turn: close(SAMPLE_ALT_A) from
+ *                     sample_alt_a in the parent, close(SAMPLE_ALT_B) from
+ *                     sample_alt_b in the child (both fail with EBADF): two
+ *                     tasks taking turns on a CPU, two stacks told apart
+ *                     by the argument
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 extern char **environ;
 #include "sample.h"
@@ -25,6 +31,63 @@ extern char **environ;
 #define NOINLINE __attribute__((noinline, noclone))
 
 static char **sample_then_argv;
+
+/* descriptors that are never open: the alt calls' tags */
+#define SAMPLE_ALT_A 1000001
+#define SAMPLE_ALT_B 1000002
+
+NOINLINE static void sample_alt_a(void)
+{
+	ustack_lib_raw(SYS_close, SAMPLE_ALT_A, 0, 0);
+	asm volatile("" ::: "memory");
+}
+
+NOINLINE static void sample_alt_b(void)
+{
+	ustack_lib_raw(SYS_close, SAMPLE_ALT_B, 0, 0);
+	asm volatile("" ::: "memory");
+}
+
+/* One byte from @from, then one to @to: the other task's turn. */
+static void sample_alt_pass(int to, int from)
+{
+	char c = 0;
+
+	if ((to >= 0 && write(to, &c, 1) != 1) || (from >= 0 && read(from, &c, 1) != 1)) {
+		perror("alt");
+		exit(1);
+	}
+}
+
+NOINLINE static void sample_alt(long rounds)
+{
+	int ab[2], ba[2];
+	pid_t child;
+
+	if (pipe(ab) || pipe(ba)) {
+		perror("pipe");
+		exit(1);
+	}
+	child = fork();
+	if (child < 0) {
+		perror("fork");
+		exit(1);
+	}
+	for (; rounds > 0; rounds--) {
+		if (child) {
+			sample_alt_a();
+			sample_alt_pass(ab[1], ba[0]);
+		} else {
+			sample_alt_pass(-1, ab[0]);
+			sample_alt_b();
+			sample_alt_pass(ba[1], -1);
+		}
+	}
+	if (!child)
+		_exit(0);
+	waitpid(child, NULL, 0);
+	asm volatile("" ::: "memory");
+}
 
 NOINLINE static void sample_then(void)
 {
@@ -49,6 +112,8 @@ NOINLINE static void sample_then(void)
 	}
 	if (!strcmp(argv[0], "exit"))
 		ustack_lib_raw(SYS_exit_group, 0, 0, 0);
+	if (!strcmp(argv[0], "alt") && argv[1])
+		sample_alt(atol(argv[1]));
 	asm volatile("" ::: "memory");
 }
 

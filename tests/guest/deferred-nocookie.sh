@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# An event whose cookie entry cannot be written is not written either:
+# otherwise it would take the cookie the CPU's previous entry gives, which
+# may be another kernel entry's. fail_function makes the cookie entry
+# fail (trace_uu_write_cookie, half of the calls) while the event itself
+# would fit: the case of a buffer with room for the event but not for both.
+# Two tasks take turns on CPU 0, each closing a descriptor of its own from
+# a stack of its own, so that every event needs a cookie entry; every
+# recorded event must have its own task's stack or none, with the event
+# filtered (its cookie entry written at commit) and without.
+# kernels: normal debug
+# timeout: 600
+. "$(dirname "$0")/../lib/result.sh"
+. "$(dirname "$0")/../lib/ustack.sh"
+
+FF=/sys/kernel/debug/fail_function
+ROUNDS=1500
+CHAIN_A="ustack_lib_raw sample_alt_a sample_alt sample_then sample_middle sample_outer main"
+CHAIN_B="ustack_lib_raw sample_alt_b sample_alt sample_then sample_middle sample_outer main"
+
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+if [ ! -d $FF ]; then
+	skip "nocookie: no $FF (CONFIG_FAIL_FUNCTION)"
+	finish
+fi
+if ! grep -qw trace_uu_write_cookie $FF/injectable; then
+	skip "nocookie: trace_uu_write_cookie cannot fail (a kernel without it)"
+	finish
+fi
+
+inject_on() {
+	tw $FF/inject trace_uu_write_cookie
+	tw $FF/probability 50
+	tw $FF/interval 1
+	tw $FF/times -1
+	tw $FF/verbose 0
+}
+inject_off() { echo > $FF/inject; }
+
+# round NAME FILTER: the alternating run, with sys_enter_close filtered
+# by FILTER (or not, "0"); checks on its tagged events.
+round() {
+	local name=$1 n na nb good none
+
+	trace_clear
+	tw $T/events/syscalls/sys_enter_close/filter "$2"
+	tw $T/events/syscalls/sys_enter_close/enable 1
+	tw $T/options/user_stacktrace_deferred 1
+	inject_on
+	tw $T/tracing_on 1
+	taskset -c 0 "$SAMPLE" 1 alt $ROUNDS > /dev/null
+	tw $T/tracing_on 0
+	inject_off
+	stitched | awk -F'|' 'index($4, "sys_close(fd: f424") == 1' > /tmp/nc
+	n=$(wc -l < /tmp/nc)
+	grep 'fd: f4241)' /tmp/nc | cut -d'|' -f5 > /tmp/nc-a
+	grep 'fd: f4242)' /tmp/nc | cut -d'|' -f5 > /tmp/nc-b
+	na=$(wc -l < /tmp/nc-a)
+	nb=$(wc -l < /tmp/nc-b)
+	# half of the cookie entries fail: their events are gone
+	check "nocookie $name: events whose cookie entry failed are dropped ($n of $((2 * ROUNDS)) recorded)" \
+		test "$n" -gt $((ROUNDS / 4)) -a "$n" -lt $((2 * ROUNDS * 9 / 10))
+	read -r na good none <<< "$(CHAIN=$CHAIN_A chain_count < /tmp/nc-a)"
+	check "nocookie $name: the parent's events have its stack or none ($good exact, $none without, of $na)" \
+		test $((good + none)) = "$na"
+	local ga=$good
+	read -r nb good none <<< "$(CHAIN=$CHAIN_B chain_count < /tmp/nc-b)"
+	check "nocookie $name: the child's events have its stack or none ($good exact, $none without, of $nb)" \
+		test $((good + none)) = "$nb"
+	check "nocookie $name: most recorded events have their stack ($((ga + good)) of $n)" \
+		test $(((ga + good) * 10)) -ge $((n * 8))
+	tw $T/events/syscalls/sys_enter_close/enable 0
+	tw $T/events/syscalls/sys_enter_close/filter 0
+}
+
+tw $T/buffer_size_kb 8192
+round unfiltered 0
+round filtered 'fd >= 1000001'
+inject_off
+trace_clear
+tw $T/buffer_size_kb 1408
+finish
