@@ -6,9 +6,13 @@
 # fail (trace_uu_write_cookie, half of the calls) while the event itself
 # would fit: the case of a buffer with room for the event but not for both.
 # Two tasks take turns on CPU 0, each closing a descriptor of its own from
-# a stack of its own, so that every event needs a cookie entry; every
-# recorded event must have its own task's stack or none, with the event
-# filtered (its cookie entry written at commit) and without.
+# a stack of its own, so that every event needs a cookie entry; each task
+# switches between two stacks from one round to the next, so that an event
+# stitched to its task's previous kernel entry (the cookie the CPU's last
+# entry of that task gives, when the other task's entry failed too) shows a
+# wrong stack. Every recorded event must have the stack its tag names or
+# none, with the event filtered (its cookie entry written at commit) and
+# without.
 # kernels: normal debug
 # timeout: 600
 . "$(dirname "$0")/../lib/result.sh"
@@ -16,8 +20,12 @@
 
 FF=/sys/kernel/debug/fail_function
 ROUNDS=1500
-CHAIN_A="ustack_lib_raw sample_alt_a sample_alt sample_then sample_middle sample_outer main"
-CHAIN_B="ustack_lib_raw sample_alt_b sample_alt sample_then sample_middle sample_outer main"
+TAIL="sample_alt sample_then sample_middle sample_outer main"
+# the tags (fd 1000001 to 1000004, hex f4241 to f4244) and their stacks
+CHAIN_1="ustack_lib_raw sample_alt_a $TAIL"
+CHAIN_2="ustack_lib_raw sample_alt_b $TAIL"
+CHAIN_3="ustack_lib_raw sample_alt_a sample_alt_odd $TAIL"
+CHAIN_4="ustack_lib_raw sample_alt_b sample_alt_odd $TAIL"
 
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 if [ ! -d $FF ]; then
@@ -54,22 +62,20 @@ round() {
 	inject_off
 	stitched | awk -F'|' 'index($4, "sys_close(fd: f424") == 1' > /tmp/nc
 	n=$(wc -l < /tmp/nc)
-	grep 'fd: f4241)' /tmp/nc | cut -d'|' -f5 > /tmp/nc-a
-	grep 'fd: f4242)' /tmp/nc | cut -d'|' -f5 > /tmp/nc-b
-	na=$(wc -l < /tmp/nc-a)
-	nb=$(wc -l < /tmp/nc-b)
 	# half of the cookie entries fail: their events are gone
 	check "nocookie $name: events whose cookie entry failed are dropped ($n of $((2 * ROUNDS)) recorded)" \
 		test "$n" -gt $((ROUNDS / 4)) -a "$n" -lt $((2 * ROUNDS * 9 / 10))
-	read -r na good none <<< "$(CHAIN=$CHAIN_A chain_count < /tmp/nc-a)"
-	check "nocookie $name: the parent's events have its stack or none ($good exact, $none without, of $na)" \
-		test $((good + none)) = "$na"
-	local ga=$good
-	read -r nb good none <<< "$(CHAIN=$CHAIN_B chain_count < /tmp/nc-b)"
-	check "nocookie $name: the child's events have its stack or none ($good exact, $none without, of $nb)" \
-		test $((good + none)) = "$nb"
-	check "nocookie $name: most recorded events have their stack ($((ga + good)) of $n)" \
-		test $(((ga + good) * 10)) -ge $((n * 8))
+	local tag chain nt good none all_good=0
+	for tag in 1 2 3 4; do
+		chain=CHAIN_$tag
+		grep "fd: f424$tag)" /tmp/nc | cut -d'|' -f5 > /tmp/nc-t
+		read -r nt good none <<< "$(CHAIN=${!chain} chain_count < /tmp/nc-t)"
+		check "nocookie $name: fd 100000$tag events have their stack or none ($good exact, $none without, of $nt)" \
+			test $((good + none)) = "$nt" -a "$nt" -gt 0
+		all_good=$((all_good + good))
+	done
+	check "nocookie $name: most recorded events have their stack ($all_good of $n)" \
+		test $((all_good * 10)) -ge $((n * 8))
 	tw $T/events/syscalls/sys_enter_close/enable 0
 	tw $T/events/syscalls/sys_enter_close/filter 0
 }

@@ -14,9 +14,11 @@
  *   exit              calls exit_group (through ustack_lib_raw)
  *   alt M             forks; M times, in turn: close(SAMPLE_ALT_A) from
  *                     sample_alt_a in the parent, close(SAMPLE_ALT_B) from
- *                     sample_alt_b in the child (both fail with EBADF): two
- *                     tasks taking turns on a CPU, two stacks told apart
- *                     by the argument
+ *                     sample_alt_b in the child (both fail with EBADF),
+ *                     every second round through sample_alt_odd and with
+ *                     the tag + 2: two tasks taking turns on a CPU, each
+ *                     with two stacks in turn, all four told apart by the
+ *                     argument
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,16 +38,32 @@ static char **sample_then_argv;
 #define SAMPLE_ALT_A 1000001
 #define SAMPLE_ALT_B 1000002
 
-NOINLINE static void sample_alt_a(void)
+NOINLINE static void sample_alt_a(long odd)
 {
-	ustack_lib_raw(SYS_close, SAMPLE_ALT_A, 0, 0);
+	ustack_lib_raw(SYS_close, SAMPLE_ALT_A + 2 * odd, 0, 0);
 	asm volatile("" ::: "memory");
 }
 
-NOINLINE static void sample_alt_b(void)
+NOINLINE static void sample_alt_b(long odd)
 {
-	ustack_lib_raw(SYS_close, SAMPLE_ALT_B, 0, 0);
+	ustack_lib_raw(SYS_close, SAMPLE_ALT_B + 2 * odd, 0, 0);
 	asm volatile("" ::: "memory");
+}
+
+/* One frame more: the odd rounds' stacks differ from the even ones'. */
+NOINLINE static void sample_alt_odd(void (*fn)(long))
+{
+	fn(1);
+	asm volatile("" ::: "memory");
+}
+
+/* Round @i of one task: its own stack, which the next round's is not. */
+static void sample_alt_one(void (*fn)(long), long i)
+{
+	if (i & 1)
+		sample_alt_odd(fn);
+	else
+		fn(0);
 }
 
 /* One byte from @from, then one to @to: the other task's turn. */
@@ -75,11 +93,11 @@ NOINLINE static void sample_alt(long rounds)
 	}
 	for (; rounds > 0; rounds--) {
 		if (child) {
-			sample_alt_a();
+			sample_alt_one(sample_alt_a, rounds);
 			sample_alt_pass(ab[1], ba[0]);
 		} else {
 			sample_alt_pass(-1, ab[0]);
-			sample_alt_b();
+			sample_alt_one(sample_alt_b, rounds);
 			sample_alt_pass(ba[1], -1);
 		}
 	}
