@@ -6,7 +6,10 @@
 # 20000 times while another task moves it between the CPUs as fast as it
 # can;
 # every probe event must have the sample's exact stack or none, never
-# another one. This stresses the window; it cannot force it.
+# another one. On the normal kernel this stresses the window; it cannot
+# force it. The debug kernel (PREEMPT, DEBUG_PREEMPT, lockdep) forces it:
+# the mark asserts that preemption is off, so a mark made preemptibly is a
+# kernel report at the first probe event.
 # kernels: normal debug
 # timeout: 600
 . "$(dirname "$0")/../lib/result.sh"
