@@ -96,7 +96,7 @@ progs: $(PROGS)/ustack-sample $(PROGS)/sframe/ustack-sample $(PROGS)/sframe/usta
 	$(PROGS)/ustack-perf-attr $(PROGS)/libustack-old-kernel.so $(PROGS)/ustack-badfp \
 	$(PROGS)/ustack-remap $(PROGS)/ustack-uffd $(PROGS)/ustack-perf-record \
 	$(PROGS)/sframe/ustack-sframe-reg $(PROGS)/sframe/libustack-sframe-dl-a.so \
-	$(PROGS)/sframe/libustack-sframe-dl-b.so
+	$(PROGS)/sframe/libustack-sframe-dl-b.so $(PROGS)/ustack-flame-names
 
 # The same code at the same address, from two files in turn.
 $(PROGS)/ustack-remap: $(PROG_SRC)/remap.c
@@ -126,6 +126,11 @@ $(PROGS)/ustack-perf-attr: $(PROG_SRC)/perf-attr.c $(PROG_SRC)/perf-defer.h
 # PERF_RECORD_CALLCHAIN_DEFERRED read word by word from a known chain.
 $(PROGS)/ustack-perf-record: $(PROG_SRC)/perf-record.c $(PROG_SRC)/perf-defer.h \
 		$(PROG_SRC)/raw-syscall.h
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(PROG_CFLAGS) -fPIE -pie -o $@ $<
+
+# Hostile names for the flame graph fixture (tests/fixtures/make-flame-fixture.sh).
+$(PROGS)/ustack-flame-names: $(PROG_SRC)/flame-names.c $(PROG_SRC)/raw-syscall.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PROG_CFLAGS) -fPIE -pie -o $@ $<
 
