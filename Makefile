@@ -4,6 +4,7 @@
 #
 #   make check     install deps, build everything, run host and guest tests
 #   make demo      build everything and trace the sample program in a guest
+#   make install   install ustack-flame and its man page (DESTDIR, prefix)
 #   make kernel    build the patched guest kernel (DEBUG=1: the debug kernel)
 #   make perf      build tools/perf of the patched tree (build/perf/perf)
 #   make fuzz      run the libFuzzer targets, FUZZ_SECONDS (60) each
@@ -32,6 +33,9 @@ PLUGIN  := $(MAKE) --no-print-directory -C trace-cmd-plugin O=$(BUILD)/trace-cmd
 # The KernelShark 2.2.1 plugin shares the library's build too.
 KSPLUGIN := $(MAKE) --no-print-directory -C kernelshark-plugin O=$(BUILD)/kernelshark-plugin \
 	   LIBEXT_O=$(BUILD)/libtracefs-ext
+# ustack-flame, flame graphs of trace.dat files; the library linked in statically.
+FLAME   := $(MAKE) --no-print-directory -C flamegraph O=$(BUILD)/flamegraph \
+	   LIBEXT_O=$(BUILD)/libtracefs-ext
 CC      ?= gcc
 
 ifeq ($(V),1)
@@ -46,10 +50,10 @@ PROG_SRC    := tests/progs
 
 .PHONY: sframe-fuzz-kernel
 .PHONY: all deps kernel-tree kernel-tree-reset kernel kernel-debug kernel-patches perf \
-	progs libtracefs-ext trace-cmd-plugin kernelshark-plugin sframe sframe-mutate check demo bench \
-	clean distclean
+	progs libtracefs-ext trace-cmd-plugin kernelshark-plugin flamegraph sframe sframe-mutate \
+	check demo bench install clean distclean
 
-all: kernel perf progs libtracefs-ext trace-cmd-plugin kernelshark-plugin sframe
+all: kernel perf progs libtracefs-ext trace-cmd-plugin kernelshark-plugin flamegraph sframe
 
 libtracefs-ext:
 	$(Q)$(LIBEXT)
@@ -67,6 +71,13 @@ trace-cmd-plugin: libtracefs-ext
 # plugin-ustack.so for KernelShark (and its test programs); links libtracefs-ext statically.
 kernelshark-plugin: libtracefs-ext
 	$(Q)$(KSPLUGIN)
+
+# ustack-flame: trace.dat to folded, speedscope, perf text, SVG or HTML.
+flamegraph: libtracefs-ext
+	$(Q)$(FLAME)
+
+install: flamegraph
+	$(Q)$(FLAME) install
 
 deps:
 	$(Q)scripts/deps.sh
@@ -211,7 +222,7 @@ $(PROGS)/ustack-sample32: $(PROG_SRC)/sample.c $(PROG_SRC)/sample-lib.c $(PROG_S
 # "kernels: normal debug" on it.
 check: deps
 	$(Q)$(MAKE) --no-print-directory kernel perf progs libtracefs-ext trace-cmd-plugin kernelshark-plugin \
-		sframe DEBUG=
+		flamegraph sframe DEBUG=
 	$(Q)if [ "$(DEBUG)" = 1 ]; then $(MAKE) --no-print-directory kernel DEBUG=1; fi
 	$(Q)$(LIBEXT) utest
 	$(Q)$(LIBEXT_ASAN) utest
@@ -257,6 +268,7 @@ clean:
 	$(Q)$(SFRAME) clean
 	$(Q)$(PLUGIN) clean
 	$(Q)$(KSPLUGIN) clean
+	$(Q)$(FLAME) clean
 	$(Q)rm -rf $(PROGS) $(BUILD)/guest $(BUILD)/tests $(BUILD)/perf
 
 distclean:
@@ -264,4 +276,5 @@ distclean:
 	$(Q)$(SFRAME) clean
 	$(Q)$(PLUGIN) clean
 	$(Q)$(KSPLUGIN) clean
+	$(Q)$(FLAME) clean
 	$(Q)rm -rf $(BUILD)

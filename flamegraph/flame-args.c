@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ustack-flame's command line: the options into struct flame_args, every
+ * value checked, errors said on standard error (nothing exits here).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flame.h"
+
+static const char * const flame_format_names[] = {
+	[FLAME_FORMAT_FOLDED]		= "folded",
+	[FLAME_FORMAT_SPEEDSCOPE]	= "speedscope",
+	[FLAME_FORMAT_PERF]		= "perf",
+	[FLAME_FORMAT_SVG]		= "svg",
+	[FLAME_FORMAT_HTML]		= "html",
+};
+
+#define FLAME_NR_FORMATS	(sizeof(flame_format_names) / sizeof(*flame_format_names))
+
+static const struct option flame_longopts[] = {
+	{ "input", required_argument, NULL, 'i' },
+	{ "folded", required_argument, NULL, 'F' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "comm", required_argument, NULL, 'c' },
+	{ "event", required_argument, NULL, 'e' },
+	{ "buffer", required_argument, NULL, 'B' },
+	{ "group", required_argument, NULL, 'g' },
+	{ "all", no_argument, NULL, 'a' },
+	{ "kernel", no_argument, NULL, 'k' },
+	{ "no-kernel", no_argument, NULL, 'K' },
+	{ "no-lost", no_argument, NULL, 'L' },
+	{ "no-symbols", no_argument, NULL, 'n' },
+	{ "debug-dir", required_argument, NULL, 'd' },
+	{ "sysroot", required_argument, NULL, 's' },
+	{ "inlines", no_argument, NULL, 'I' },
+	{ "title", required_argument, NULL, 't' },
+	{ "width", required_argument, NULL, 'w' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+/**
+ * flame_usage - print the command's usage
+ * @out: where to
+ */
+void flame_usage(FILE *out)
+{
+	fputs("usage: ustack-flame [OPTION]... [-i] TRACE.dat...\n"
+	      "       ustack-flame [OPTION]... -F FOLDED|-\n"
+	      "A flame graph of the events of trace-cmd trace files, each with its deferred\n"
+	      "user stack and, when the trace has them (trace-cmd record -T), kernel stack.\n"
+	      "\n"
+	      "  -i, --input FILE       a trace.dat file (also as an argument; several add up)\n"
+	      "  -F, --folded FILE      read folded text instead (\"-\": standard input)\n"
+	      "  -f, --format FORMAT    folded (default), speedscope, perf (for Perfetto),\n"
+	      "                         svg, html (an HTML page: click to zoom, search)\n"
+	      "  -o, --output FILE      write there, not to standard output\n"
+	      "  -p, --pid PID          only the events of this task (thread id)\n"
+	      "  -c, --comm COMM        only the events of tasks of this command name\n"
+	      "  -e, --event EVENT      only these events: NAME, SYSTEM or SYSTEM:NAME, each\n"
+	      "                         a shell pattern (repeat)\n"
+	      "  -B, --buffer NAME      only this buffer (instance; \"\": the top level;\n"
+	      "                         repeat); default: every buffer of the file\n"
+	      "  -g, --group HOW        the first frame: comm (default), task (comm-PID),\n"
+	      "                         none (all tasks together)\n"
+	      "  -a, --all              the same as --group none\n"
+	      "  -k, --kernel           join the kernel stacks above the user stacks, named\n"
+	      "                         FUNCTION_[k] (the default when the trace has them)\n"
+	      "  -K, --no-kernel        user stacks only\n"
+	      "  -L, --no-lost          leave out events whose user stack was lost\n"
+	      "  -n, --no-symbols       name frames by file only, look up no symbols\n"
+	      "  -d, --debug-dir DIR    separate debug files (DIR/.build-id/...)\n"
+	      "  -s, --sysroot DIR      the traced machine's files are under DIR\n"
+	      "      --inlines          inlined functions as frames of their own\n"
+	      "  -t, --title TEXT       the title of the svg and html graph\n"
+	      "  -w, --width PIXELS     the width of the svg and html graph (1200)\n"
+	      "  -v, --verbose          say what was counted, on standard error\n"
+	      "  -h, --help             this text\n", out);
+}
+
+/* A number from @min to @max; -1 when the text is not one. */
+static long flame_number(const char *text, long min, long max)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(text, &end, 10);
+	if (errno || end == text || *end || n < min || n > max)
+		return -1;
+	return n;
+}
+
+static int flame_format_parse(const char *text, enum flame_format *format)
+{
+	size_t i;
+
+	for (i = 0; i < FLAME_NR_FORMATS; i++) {
+		if (!strcmp(text, flame_format_names[i])) {
+			*format = i;
+			return 0;
+		}
+	}
+	fprintf(stderr, "ustack-flame: no format %s (folded, speedscope, perf, svg, html)\n",
+		text);
+	return -1;
+}
+
+static int flame_group_parse(const char *text, enum flame_group *group)
+{
+	if (!strcmp(text, "comm"))
+		*group = FLAME_GROUP_COMM;
+	else if (!strcmp(text, "task"))
+		*group = FLAME_GROUP_TASK;
+	else if (!strcmp(text, "none"))
+		*group = FLAME_GROUP_NONE;
+	else {
+		fputs("ustack-flame: --group comm, task or none\n", stderr);
+		return -1;
+	}
+	return 0;
+}
+
+/* @text into @list, which has room for FLAME_MAX_LIST */
+static int flame_list_add(const char **list, size_t *nr, const char *text, const char *what)
+{
+	if (*nr == FLAME_MAX_LIST) {
+		fprintf(stderr, "ustack-flame: at most %d %s\n", FLAME_MAX_LIST, what);
+		return -1;
+	}
+	list[(*nr)++] = text;
+	return 0;
+}
+
+/* The options that take a value. */
+static int flame_option_value(struct flame_args *a, int opt, const char *arg)
+{
+	long n;
+
+	switch (opt) {
+	case 'i':
+		return flame_list_add(a->inputs, &a->nr_inputs, arg, "inputs");
+	case 'F':
+		a->folded = arg;
+		return 0;
+	case 'f':
+		return flame_format_parse(arg, &a->format);
+	case 'o':
+		a->output = arg;
+		return 0;
+	case 'p':
+		n = flame_number(arg, 0, INT_MAX);
+		if (n < 0)
+			fprintf(stderr, "ustack-flame: bad pid %s\n", arg);
+		a->opts.pid = n;
+		return n < 0 ? -1 : 0;
+	case 'c':
+		a->opts.comm = arg;
+		return 0;
+	case 'e':
+		return flame_list_add(a->events, &a->opts.nr_events, arg, "events");
+	case 'B':
+		return flame_list_add(a->buffers, &a->opts.nr_buffers, arg, "buffers");
+	case 'g':
+		return flame_group_parse(arg, &a->opts.group);
+	case 'd':
+		a->debug_dir = arg;
+		return 0;
+	case 's':
+		a->sysroot = arg;
+		return 0;
+	case 't':
+		a->title = arg;
+		return 0;
+	case 'w':
+		n = flame_number(arg, 200, 100000);
+		if (n < 0)
+			fputs("ustack-flame: --width from 200 to 100000\n", stderr);
+		a->width = n;
+		return n < 0 ? -1 : 0;
+	}
+	return -1;
+}
+
+/* The options that are flags; 1 for one that is not a flag. */
+static int flame_option_flag(struct flame_args *a, int opt)
+{
+	switch (opt) {
+	case 'a':
+		a->opts.group = FLAME_GROUP_NONE;
+		break;
+	case 'k':
+		a->opts.kernel = true;
+		break;
+	case 'K':
+		a->opts.kernel = false;
+		break;
+	case 'L':
+		a->opts.no_lost = true;
+		break;
+	case 'n':
+		a->symbols = false;
+		break;
+	case 'I':
+		a->sym_flags |= USTACK_SYMBOLIZE_INLINES;
+		break;
+	case 'v':
+		a->verbose = true;
+		break;
+	default:
+		return 1;
+	}
+	return 0;
+}
+
+/* What the options say together. */
+static int flame_args_check(struct flame_args *a)
+{
+	if (!a->nr_inputs == !a->folded) {
+		fputs("ustack-flame: give trace files or -F FOLDED, not both\n", stderr);
+		return -1;
+	}
+	if (a->folded && a->format == FLAME_FORMAT_PERF) {
+		fputs("ustack-flame: -f perf needs the events: a trace file, not -F\n", stderr);
+		return -1;
+	}
+	a->opts.events = a->events;
+	a->opts.buffers = a->buffers;
+	return 0;
+}
+
+/**
+ * flame_args_parse - read the command line
+ * @argc: from main()
+ * @argv: from main()
+ * @a: set from the options; filled with the defaults before
+ *
+ * Return: 0; 1 when --help was given (the usage is printed); -1 when the
+ * command line is wrong (said on standard error).
+ */
+int flame_args_parse(int argc, char **argv, struct flame_args *a)
+{
+	int opt, ret;
+
+	while ((opt = getopt_long(argc, argv, "i:F:f:o:p:c:e:B:g:akKLnd:s:t:w:vh",
+				  flame_longopts, NULL)) != -1) {
+		if (opt == 'h') {
+			flame_usage(stdout);
+			return 1;
+		}
+		ret = flame_option_flag(a, opt);
+		if (ret > 0)
+			ret = opt == '?' ? -1 : flame_option_value(a, opt, optarg);
+		if (ret < 0) {
+			if (opt == '?')
+				flame_usage(stderr);
+			return -1;
+		}
+	}
+	for (; optind < argc; optind++) {
+		if (flame_list_add(a->inputs, &a->nr_inputs, argv[optind], "inputs"))
+			return -1;
+	}
+	return flame_args_check(a);
+}

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Samples as perf script prints them, the text Perfetto's UI imports (its
+ * "perf textual format": a line "comm tid [cpu] seconds.micros: event:",
+ * then a frame per line, innermost first, "address symbol+offset (file)",
+ * then an empty line); speedscope and the Firefox Profiler read it too.
+ * Perfetto reads neither folded lines nor speedscope files. Unlike perf,
+ * the address of a user frame is its offset in its file, the only thing
+ * a deferred stack records.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <event-parse.h>
+#include <ustack.h>
+
+#include "flame.h"
+
+/* A name or a path on one line: a path's "(" or ")" would end the frame. */
+static void flame_perf_put(FILE *out, const char *text, bool path)
+{
+	flame_put_plain(out, text, path ? "()" : NULL);
+}
+
+static void flame_perf_user(FILE *out, const struct ustack_frame *frame, int pid,
+			    struct ustack_symbolizer *sym)
+{
+	unsigned int flags = frame->flags & USTACK_FRAME_RETURN ? USTACK_LOOKUP_RETURN : 0;
+	struct ustack_symbol symbol = { 0 };
+	int ret = -1;
+
+	if (sym && frame->path)
+		ret = ustack_symbolizer_lookup(sym, frame->path, frame->build_id,
+					       frame->build_id_size, frame->offset, flags,
+					       &symbol);
+	else if (sym && !frame->file_id)
+		ret = ustack_symbolizer_lookup_addr(sym, pid, frame->offset, flags, &symbol);
+	fprintf(out, "\t%16llx ", frame->offset);
+	if (!ret && symbol.resolved) {
+		flame_perf_put(out, symbol.name, false);
+		fprintf(out, "+0x%llx", symbol.sym_offset);
+	} else {
+		fputs("[unknown]", out);
+	}
+	fputs(" (", out);
+	flame_perf_put(out, frame->path ? frame->path : "[unknown]", true);
+	fputs(")\n", out);
+}
+
+static void flame_perf_kernel(FILE *out, const struct flame_kstack *ks, unsigned long long addr)
+{
+	const char *func = tep_find_function(ks->tep, addr);
+
+	fprintf(out, "\t%16llx ", addr);
+	if (func) {
+		flame_perf_put(out, func, false);
+		fprintf(out, "+0x%llx", addr - tep_find_function_address(ks->tep, addr));
+	} else {
+		fputs("[unknown]", out);
+	}
+	fputs(" ([kernel.kallsyms])\n", out);
+}
+
+/**
+ * flame_perf_sample - write a sample as perf script does
+ * @sample: the sample
+ * @context: its struct flame_perf
+ *
+ * A sample whose user stack was lost has a frame "[stack lost]" (Perfetto
+ * takes no sample without frames).
+ *
+ * Return: 0.
+ */
+int flame_perf_sample(const struct flame_sample *sample, void *context)
+{
+	struct flame_perf *p = context;
+	const struct ustack_stack *stack = sample->stack;
+	unsigned int i;
+
+	flame_perf_put(p->out, sample->comm, false);
+	fprintf(p->out, " %d [%03d] %llu.%06llu: 1 %s:%s:\n", sample->pid, sample->cpu,
+		sample->ts / 1000000000ULL, sample->ts % 1000000000ULL / 1000,
+		sample->event->system, sample->event->name);
+	for (i = 0; i < sample->nr_kernel; i++)
+		flame_perf_kernel(p->out, sample->ks, sample->kernel[i]);
+	for (i = 0; stack && i < stack->nr; i++)
+		flame_perf_user(p->out, &stack->frames[i], stack->pid, p->sym);
+	if (sample->why)
+		fprintf(p->out, "\t%16x %s ([unknown])\n", 0, sample->why);
+	else if (stack && !stack->nr)
+		fprintf(p->out, "\t%16x [no user stack] ([unknown])\n", 0);
+	fputc('\n', p->out);
+	p->written++;
+	return 0;
+}

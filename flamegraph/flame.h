@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ustack-flame: flame graphs from trace.dat files with deferred user stacks.
+ *
+ * The tool reads samples (one per traced event: its user stack, and its
+ * kernel stack when the trace has them) into a table of folded lines with
+ * counts (flame-counts.c), then writes that table in the format asked for:
+ * folded text, speedscope JSON, a static SVG or an HTML page that zooms.
+ * The perf-script text for Perfetto is written per event while reading.
+ */
+#ifndef _FLAME_H
+#define _FLAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <ustack.h>
+
+/* ---- flame-counts.c: folded lines "a;b;c" with their counts ---- */
+
+struct flame_line {
+	char			*text;
+	unsigned long long	count;
+};
+
+struct flame_counts {
+	struct flame_line	*slots;		/* open addressing, NULL text: free */
+	size_t			nr_slots;	/* a power of two */
+	size_t			nr;		/* distinct lines */
+	unsigned long long	total;		/* sum of the counts */
+};
+
+int flame_counts_add(struct flame_counts *fc, const char *line, size_t len,
+		     unsigned long long count);
+struct flame_line *flame_counts_find(const struct flame_counts *fc, const char *line,
+				     size_t len);
+struct flame_line **flame_counts_sorted(const struct flame_counts *fc);
+void flame_counts_free(struct flame_counts *fc);
+int flame_counts_read_folded(struct flame_counts *fc, FILE *in, size_t *bad);
+
+/* ---- flame-tree.c: the lines as a tree of frames, for drawing ---- */
+
+struct flame_node {
+	const char		*name;		/* points into a line of the counts */
+	size_t			name_len;
+	unsigned long long	count;		/* this frame and everything above it */
+	unsigned long long	start;		/* its left edge, in counts */
+	unsigned int		depth;		/* 0: the root ("all") */
+	unsigned int		nr_children;
+	struct flame_node	**children;	/* sorted by name */
+};
+
+struct flame_tree {
+	struct flame_node	root;
+	unsigned int		max_depth;
+	size_t			nr_nodes;	/* without the root */
+};
+
+int flame_tree_build(struct flame_tree *tree, const struct flame_counts *fc);
+void flame_tree_free(struct flame_tree *tree);
+typedef int (*flame_node_func)(const struct flame_node *node, void *context);
+int flame_tree_walk(const struct flame_tree *tree, flame_node_func func, void *context);
+
+/* ---- flame-escape.c: names written into other formats ---- */
+
+void flame_put_xml(FILE *out, const char *text, size_t len);
+void flame_put_json(FILE *out, const char *text, size_t len);
+void flame_put_plain(FILE *out, const char *text, const char *bad);
+size_t flame_utf8_chars(const char *text, size_t len, size_t max_chars, size_t *bytes);
+
+/* ---- outputs ---- */
+
+struct flame_page {
+	const char		*title;
+	unsigned int		width;		/* pixels */
+	bool			html;		/* an HTML page with its script; else an SVG */
+};
+
+int flame_write_folded(FILE *out, const struct flame_counts *fc);
+int flame_write_speedscope(FILE *out, const struct flame_counts *fc, const char *name,
+			   bool per_task);
+int flame_write_page(FILE *out, const struct flame_tree *tree, const struct flame_page *page);
+
+/* flame-assets.S: the page's script and style, .incbin'ed; no NUL at their ends */
+extern const char flame_js[], flame_js_end[];
+extern const char flame_css[], flame_css_end[];
+
+/* ---- flame-kstack.c: the kernel stacks of trace-cmd record -T ---- */
+
+struct flame_kstack {
+	struct tep_handle	*tep;
+	int			id;		/* of ftrace/kernel_stack; -1: none in the trace */
+	int			long_size;
+	int			size_offset, size_size;
+	int			caller_offset;
+};
+
+int flame_kstack_init(struct flame_kstack *ks, struct tep_handle *tep);
+bool flame_kstack_is(const struct flame_kstack *ks, struct tep_record *record);
+int flame_kstack_read(const struct flame_kstack *ks, const struct tep_record *record,
+		      unsigned long long *addrs, unsigned int max);
+int flame_kstack_name(const struct flame_kstack *ks, unsigned long long addr, char *buf,
+		      size_t size);
+
+/* ---- flame-collect.c: samples of trace files ---- */
+
+enum flame_group {
+	FLAME_GROUP_COMM,	/* the command name is the first frame */
+	FLAME_GROUP_TASK,	/* "comm-PID" is */
+	FLAME_GROUP_NONE,	/* every task together */
+};
+
+struct flame_sample;
+
+/* called for every sample that passes the filters; perf text takes these */
+typedef int (*flame_sample_func)(const struct flame_sample *sample, void *context);
+
+struct flame_options {
+	struct ustack_symbolizer *sym;		/* NULL: frames named by file */
+	enum flame_group	group;
+	bool			kernel;		/* join the kernel stacks of the trace */
+	bool			no_lost;	/* leave out events whose stack was lost */
+	int			pid;		/* only this task; -1: all */
+	const char		*comm;		/* only tasks of this name; NULL: all */
+	const char * const	*events;	/* only these events; NULL: all */
+	size_t			nr_events;
+	const char * const	*buffers;	/* only these buffers ("": the top); NULL: all */
+	size_t			nr_buffers;
+	flame_sample_func	sample_func;	/* NULL: none */
+	void			*sample_context;
+};
+
+struct flame_stats {
+	unsigned long long	events;		/* events read (not kernel_stack entries) */
+	unsigned long long	samples;	/* of those, counted */
+	unsigned long long	kernel;		/* samples with a kernel stack joined */
+	unsigned long long	lost;		/* samples whose user stack was lost */
+	unsigned int		buffers;	/* buffers read */
+	bool			has_kernel;	/* the trace had kernel_stack entries */
+};
+
+int flame_collect_file(const char *path, const struct flame_options *opts,
+		       struct flame_counts *fc, struct flame_stats *stats);
+
+/* ---- flame-args.c: the command line ---- */
+
+enum flame_format {
+	FLAME_FORMAT_FOLDED,
+	FLAME_FORMAT_SPEEDSCOPE,
+	FLAME_FORMAT_PERF,
+	FLAME_FORMAT_SVG,
+	FLAME_FORMAT_HTML,
+};
+
+#define FLAME_MAX_LIST	64	/* inputs, events, buffers */
+
+struct flame_args {
+	const char		*inputs[FLAME_MAX_LIST];
+	size_t			nr_inputs;
+	const char		*folded;	/* folded text to read instead; "-": stdin */
+	const char		*events[FLAME_MAX_LIST];
+	const char		*buffers[FLAME_MAX_LIST];
+	const char		*output;
+	const char		*title;
+	const char		*debug_dir;
+	const char		*sysroot;
+	enum flame_format	format;
+	unsigned int		width;
+	unsigned int		sym_flags;
+	bool			symbols;
+	bool			verbose;
+	struct flame_options	opts;
+};
+
+void flame_usage(FILE *out);
+int flame_args_parse(int argc, char **argv, struct flame_args *a);
+
+/* ---- what one sample is (flame-collect.c fills it) ---- */
+
+#define FLAME_KSTACK_MAX	128
+
+struct flame_sample {
+	struct tep_event		*event;
+	const struct flame_kstack	*ks;		/* names the kernel addresses */
+	const struct ustack_stack	*stack;		/* a reference; NULL: none */
+	const char			*comm;		/* or pid_name */
+	char				pid_name[16];
+	const char			*why;		/* "[stack lost]", ...; NULL */
+	int				pid;
+	int				cpu;
+	unsigned long long		ts;
+	unsigned int			nr_kernel;
+	unsigned long long		kernel[FLAME_KSTACK_MAX];	/* innermost first */
+};
+
+/* ---- flame-perf.c: perf-script text, which Perfetto and speedscope import ---- */
+
+struct flame_perf {
+	FILE				*out;
+	struct ustack_symbolizer	*sym;
+	unsigned long long		written;	/* samples */
+};
+
+int flame_perf_sample(const struct flame_sample *sample, void *context);
+
+#endif /* _FLAME_H */
