@@ -260,7 +260,7 @@ bench: deps
 	$(Q)scripts/bench.sh
 
 demo: deps
-	$(Q)$(MAKE) --no-print-directory kernel progs libtracefs-ext trace-cmd-plugin DEBUG=
+	$(Q)$(MAKE) --no-print-directory kernel progs libtracefs-ext trace-cmd-plugin flamegraph DEBUG=
 	$(Q)scripts/demo.sh
 
 clean:
@@ -269,7 +269,7 @@ clean:
 	$(Q)$(PLUGIN) clean
 	$(Q)$(KSPLUGIN) clean
 	$(Q)$(FLAME) clean
-	$(Q)rm -rf $(PROGS) $(BUILD)/guest $(BUILD)/tests $(BUILD)/perf
+	$(Q)rm -rf $(PROGS) $(BUILD)/guest $(BUILD)/tests $(BUILD)/perf $(BUILD)/demo
 
 distclean:
 	$(Q)$(LIBEXT) clean

@@ -4,11 +4,16 @@
 # make demo: boot the ustack kernel in QEMU, record the sample program with
 # stock trace-cmd and deferred user stacks, and show the trace three ways:
 # trace-cmd report as it is, the kernel's own text output, and the events
-# stitched to their symbolized stacks by libtracefs-ext.
-set -eu
+# stitched to their symbolized stacks by libtracefs-ext. Last, a flame
+# graph of the program's user and kernel stacks (trace-cmd record -T), drawn
+# by ustack-flame on the host: build/demo/flame.html, its path printed.
+set -eu -o pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+out=$top/build/demo
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 
-exec "$top/scripts/guest-run.sh" --timeout 300 -- "
+"$top/scripts/guest-run.sh" --keep --timeout 300 -- "
 set -e
 cd /tmp
 T=/sys/kernel/tracing
@@ -28,4 +33,21 @@ grep -v '^#' \$T/trace | grep -v user_unwind_file
 echo
 echo '### stitched and symbolized by libtracefs-ext (examples/stitch demo.dat)'
 $top/build/libtracefs-ext/examples/stitch /tmp/demo.dat
-"
+echo
+echo '### for the flame graph: trace-cmd record -T (kernel stacks too), 20 calls'
+trace-cmd record -q -o \$USTACK_RES/flame.dat -T -O user_stacktrace_deferred \
+	-e syscalls:sys_enter_getppid -e syscalls:sys_enter_write \
+	-e syscalls:sys_enter_exit_group -F $top/build/progs/ustack-sample 20 exit
+echo demo-results: \$USTACK_RES
+" | tee "$log"
+res=$(sed -n 's/^demo-results: //p' "$log")
+[ -n "$res" ] && [ -f "$res/flame.dat" ] || { echo "demo: no trace for the flame graph" >&2; exit 1; }
+mkdir -p "$out"
+mv "$res/flame.dat" "$out/flame.dat"
+rm -rf "$res"
+echo
+echo '### flame graph (build/flamegraph/ustack-flame -f html): user and kernel stacks'
+"$top/build/flamegraph/ustack-flame" -v -t "ustack-sample: 20 getppid calls, a write, exit" \
+	-f html -o "$out/flame.html" "$out/flame.dat"
+"$top/build/flamegraph/ustack-flame" "$out/flame.dat"
+echo "flame graph: $out/flame.html"
