@@ -41,13 +41,42 @@ struct ustack_tfile {
 	unsigned int		id;
 	size_t			build_id_size;
 	unsigned char		build_id[USTACK_FILE_BUILD_ID_SIZE];
+	size_t			path_len;
 	char			path[];
 };
 
-/* The files by id, as the trace named them so far; ids start at 1. */
+/*
+ * The decoded frames of a user_unwind_stack entry, shared by the stacks of
+ * entries whose frame bytes were the same under the same files: a task that
+ * enters the kernel from the same place again and again gets a stack per
+ * entry (its own cookie and pid), all pointing to one set of frames.
+ */
+struct ustack_frameset {
+	unsigned int		refs;		/* atomic: stacks of other threads put it */
+	unsigned int		nr;		/* frames decoded */
+	unsigned int		claimed;	/* frames the entry said it had */
+	bool			malformed;
+	unsigned long long	hash;		/* of claimed and the bytes */
+	size_t			size;		/* the entry's frame bytes, when shared */
+	const unsigned char	*bytes;		/* a copy of them (after files[]) */
+	struct ustack_tfile	**files;	/* per frame; NULL when not a known file */
+	struct ustack_frame	frames[];
+};
+
+/* Framesets kept for later entries alike: slots by hash; longer entries are not kept. */
+#define USTACK_FRAMESET_SLOTS		64
+#define USTACK_FRAMESET_MAX_BYTES	1024
+
+/*
+ * The files by id, as the trace named them so far; ids start at 1. With
+ * @share (a stitcher's table, used by one thread), recent framesets are
+ * kept in @sets, and forgotten whenever a file id changes.
+ */
 struct ustack_files {
 	struct ustack_tfile	**by_id;	/* by_id[id - 1] */
 	unsigned int		size;
+	bool			share;
+	struct ustack_frameset	**sets;		/* USTACK_FRAMESET_SLOTS, made at first use */
 };
 
 int ustack_uleb128(const unsigned char *data, size_t size, size_t *pos,
@@ -60,6 +89,18 @@ unsigned int ustack_stack_refs(const struct ustack_stack *stack) __hidden;
 struct ustack_stack *ustack_stack_decode(struct ustack_files *files, unsigned long long cookie,
 					 int pid, unsigned int nr, unsigned int flags,
 					 const unsigned char *data, size_t size) __hidden;
+
+/* ---- ustack-frameset.c: decoded frames shared by stacks alike ---- */
+
+unsigned long long ustack_frameset_hash(unsigned int claimed, const unsigned char *data,
+					size_t size) __hidden;
+struct ustack_frameset *ustack_frameset_find(struct ustack_files *files, unsigned long long hash,
+					     unsigned int claimed, const unsigned char *data,
+					     size_t size) __hidden;
+void ustack_frameset_keep(struct ustack_files *files, struct ustack_frameset *set) __hidden;
+void ustack_framesets_forget(struct ustack_files *files) __hidden;
+void ustack_tfile_put(struct ustack_tfile *f) __hidden;
+void ustack_frameset_put(struct ustack_frameset *set) __hidden;
 
 /* ---- ustack-records.c: the three entries in a trace ---- */
 
@@ -151,6 +192,27 @@ struct ustack_entry {
 	unsigned long long	missed_gen;	/* the stitcher's when it was made */
 	const struct ustack_stack *stack;
 	struct ustack_info	info;		/* the same, as ustack_stitcher_lookup() gives it */
+	struct ustack_entry_pool *pool;		/* where it goes back when put */
+	struct ustack_entry	*next_free;
+};
+
+/*
+ * The entries of a stitcher, taken from chunks of USTACK_ENTRY_CHUNK: one
+ * allocation for many, as a trace has one entry per kernel entry. Entries
+ * put go back to the pool; the chunks are freed with the stitcher, after
+ * every entry (none outlives it: the stacks they give out are their own).
+ */
+#define USTACK_ENTRY_CHUNK	256
+
+struct ustack_entry_chunk {
+	struct ustack_entry_chunk	*next;
+	struct ustack_entry		entries[USTACK_ENTRY_CHUNK];
+};
+
+struct ustack_entry_pool {
+	struct ustack_entry_chunk	*chunks;	/* the first is being filled */
+	unsigned int			used;		/* of its entries */
+	struct ustack_entry		*free;		/* put, for reuse */
 };
 
 /* A task with a cookie: in the pid hash and in least recently used order. */
@@ -177,8 +239,9 @@ struct ustack_task *ustack_task_add(struct ustack_tasks *tasks, int pid,
 				    struct ustack_entry *entry) __hidden;
 void ustack_task_del(struct ustack_tasks *tasks, struct ustack_task *task) __hidden;
 void ustack_task_touch(struct ustack_tasks *tasks, struct ustack_task *task) __hidden;
-struct ustack_entry *ustack_entry_alloc(unsigned long long cookie,
+struct ustack_entry *ustack_entry_alloc(struct ustack_entry_pool *pool, unsigned long long cookie,
 					unsigned long long missed_gen) __hidden;
+void ustack_entry_pool_clear(struct ustack_entry_pool *pool) __hidden;
 struct ustack_entry *ustack_entry_get(struct ustack_entry *entry) __hidden;
 void ustack_entry_put(struct ustack_entry *entry) __hidden;
 void ustack_entry_lose(struct ustack_entry *entry, enum ustack_lost why) __hidden;
@@ -279,6 +342,7 @@ struct ustack_index {
 	size_t			nr_spans;
 	size_t			bytes;
 	struct ustack_entry	*spare;		/* for an event that lost its stack */
+	struct ustack_entry_pool *pool;		/* the stitcher's */
 };
 
 int ustack_index_reserve(struct ustack_index *idx, int cpu, unsigned long long pos) __hidden;
@@ -305,6 +369,7 @@ struct ustack_stitcher {
 	size_t				max_held_bytes;
 	struct ustack_stitch_stats	stats;
 	struct ustack_index		index;		/* with USTACK_STITCH_INDEX_* */
+	struct ustack_entry_pool	pool;
 };
 
 /*

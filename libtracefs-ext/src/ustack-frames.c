@@ -17,8 +17,12 @@
  *
  * The files are kept by id as their entries come; a later entry with the
  * same id (the kernel numbers again after a buffer reset) replaces the
- * earlier one. A stack holds the files its frames point into, so replacing
- * a file leaves stacks decoded before it as they were.
+ * earlier one, unless it names the same file. A stack holds the files its
+ * frames point into, so replacing a file leaves stacks decoded before it as
+ * they were.
+ *
+ * A stack is its cookie and pid, and frames that stacks of entries alike
+ * share (ustack-frameset.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -26,12 +30,11 @@
 
 #include "ustack-stitch-local.h"
 
-/* A stack with its reference count and the files its frames hold. */
+/* A stack with its reference count and its frames, which hold their files. */
 struct ustack_stack_ref {
 	unsigned int		refs;
-	struct ustack_tfile	**files;	/* per frame; NULL when not a known file */
+	struct ustack_frameset	*set;
 	struct ustack_stack	stack;
-	struct ustack_frame	frames[];
 };
 
 /**
@@ -77,7 +80,11 @@ static void ustack_tfile_get(struct ustack_tfile *f)
 	__atomic_add_fetch(&f->refs, 1, __ATOMIC_RELAXED);
 }
 
-static void ustack_tfile_put(struct ustack_tfile *f)
+/**
+ * ustack_tfile_put - drop a reference to a file, freeing it with the last
+ * @f: the file; NULL is allowed
+ */
+void ustack_tfile_put(struct ustack_tfile *f)
 {
 	if (f && !__atomic_sub_fetch(&f->refs, 1, __ATOMIC_ACQ_REL))
 		free(f);
@@ -99,6 +106,9 @@ static struct ustack_tfile *ustack_files_lookup(struct ustack_files *files,
  * @build_id_size: its size, up to USTACK_FILE_BUILD_ID_SIZE; 0 when none
  * @path: the path, not necessarily NUL-terminated
  * @len: its length
+ *
+ * An entry the same as the file the id has (the same path and build-id)
+ * changes nothing: stacks decoded before and after share it.
  *
  * Return: 0; -1 with errno EINVAL (a bad id or size) or ENOMEM, the table
  * being left as it was.
@@ -125,6 +135,11 @@ int ustack_files_set(struct ustack_files *files, unsigned int id, const unsigned
 		files->size = size;
 	}
 
+	f = files->by_id[id - 1];
+	if (f && f->path_len == len && f->build_id_size == build_id_size &&
+	    !memcmp(f->path, path, len) &&
+	    (!build_id_size || !memcmp(f->build_id, build_id, build_id_size)))
+		return 0;
 	f = malloc(sizeof(*f) + len + 1);
 	if (!f)
 		return -1;
@@ -134,11 +149,13 @@ int ustack_files_set(struct ustack_files *files, unsigned int id, const unsigned
 	memset(f->build_id, 0, sizeof(f->build_id));
 	if (build_id_size)
 		memcpy(f->build_id, build_id, build_id_size);
+	f->path_len = len;
 	memcpy(f->path, path, len);
 	f->path[len] = '\0';
 
 	ustack_tfile_put(files->by_id[id - 1]);
 	files->by_id[id - 1] = f;
+	ustack_framesets_forget(files);
 	return 0;
 }
 
@@ -156,16 +173,20 @@ void ustack_files_drop(struct ustack_files *files, unsigned int id)
 		return;
 	ustack_tfile_put(files->by_id[id - 1]);
 	files->by_id[id - 1] = NULL;
+	ustack_framesets_forget(files);
 }
 
 /**
  * ustack_files_clear - forget every file
- * @files: the file table, empty afterwards
+ * @files: the file table, empty afterwards (sharing framesets or not, as before)
  */
 void ustack_files_clear(struct ustack_files *files)
 {
 	unsigned int i;
 
+	ustack_framesets_forget(files);
+	free(files->sets);
+	files->sets = NULL;
 	for (i = 0; i < files->size; i++)
 		ustack_tfile_put(files->by_id[i]);
 	free(files->by_id);
@@ -195,6 +216,65 @@ static int ustack_frame_decode(const unsigned char *data, size_t size, size_t *p
 	return 0;
 }
 
+/* The frames of an entry decoded; with @share, its bytes copied as the frameset's key. */
+static struct ustack_frameset *ustack_frameset_decode(struct ustack_files *files, unsigned int nr,
+						      const unsigned char *data, size_t size,
+						      bool share, unsigned long long hash)
+{
+	unsigned long long id = 0, offset = 0;
+	struct ustack_frameset *set;
+	struct ustack_tfile *f;
+	unsigned int i, room;
+	unsigned char *key;
+	size_t pos = 0;
+
+	/* every frame takes a byte at least */
+	room = nr < size ? nr : size;
+	/* not zeroed: every frame decoded is set whole */
+	set = malloc(sizeof(*set) + room * (sizeof(set->frames[0]) + sizeof(set->files[0])) +
+		     (share ? size : 0));
+	if (!set)
+		return NULL;
+	memset(set, 0, sizeof(*set));
+	set->refs = 1;
+	set->claimed = nr;
+	set->hash = hash;
+	set->files = (struct ustack_tfile **)(set->frames + room);
+	if (share) {
+		key = (unsigned char *)(set->files + room);
+		memcpy(key, data, size);
+		set->bytes = key;
+		set->size = size;
+	}
+	for (i = 0; i < nr; i++) {
+		if (i >= room ||
+		    ustack_frame_decode(data, size, &pos, i == 0, &id, &offset)) {
+			set->malformed = true;
+			break;
+		}
+		set->frames[i].file_id = id;
+		/* the innermost frame is where the task was; the others return there */
+		set->frames[i].flags = i ? USTACK_FRAME_RETURN : 0;
+		set->frames[i].offset = offset;
+		set->frames[i].path = NULL;
+		set->frames[i].build_id = NULL;
+		set->frames[i].build_id_size = 0;
+		set->files[i] = NULL;
+		f = ustack_files_lookup(files, id);
+		if (f) {
+			ustack_tfile_get(f);
+			set->files[i] = f;
+			set->frames[i].path = f->path;
+			if (f->build_id_size) {
+				set->frames[i].build_id = f->build_id;
+				set->frames[i].build_id_size = f->build_id_size;
+			}
+		}
+	}
+	set->nr = i;
+	return set;
+}
+
 /**
  * ustack_stack_decode - decode the frames of a user_unwind_stack entry
  * @files: the files named so far
@@ -205,6 +285,9 @@ static int ustack_frame_decode(const unsigned char *data, size_t size, size_t *p
  * @data: the frame data
  * @size: the bytes of @data, padding included
  *
+ * With a table that shares (a stitcher's), an entry with the same frame
+ * bytes as one decoded since the files last changed gets the same frames.
+ *
  * Return: the stack, with one reference, to be put with ustack_stack_put();
  * NULL with errno ENOMEM.
  */
@@ -212,52 +295,37 @@ struct ustack_stack *ustack_stack_decode(struct ustack_files *files, unsigned lo
 					 int pid, unsigned int nr, unsigned int flags,
 					 const unsigned char *data, size_t size)
 {
-	unsigned long long id = 0, offset = 0;
+	bool share = files->share && size <= USTACK_FRAMESET_MAX_BYTES;
+	struct ustack_frameset *set = NULL;
 	struct ustack_stack_ref *ref;
-	struct ustack_tfile *f;
-	unsigned int i, room;
-	size_t pos = 0;
+	unsigned long long hash = 0;
 
-	/* every frame takes a byte at least */
-	room = nr < size ? nr : size;
-	/* not zeroed: one per kernel entry; every frame decoded is set whole */
-	ref = malloc(sizeof(*ref) + room * (sizeof(ref->frames[0]) + sizeof(ref->files[0])));
-	if (!ref)
+	if (share) {
+		hash = ustack_frameset_hash(nr, data, size);
+		set = ustack_frameset_find(files, hash, nr, data, size);
+	}
+	if (!set) {
+		set = ustack_frameset_decode(files, nr, data, size, share, hash);
+		if (!set)
+			return NULL;
+		/* a damaged entry is rare: not worth a slot */
+		if (share && !set->malformed)
+			ustack_frameset_keep(files, set);
+	}
+	ref = malloc(sizeof(*ref));
+	if (!ref) {
+		ustack_frameset_put(set);
 		return NULL;
-	memset(ref, 0, sizeof(*ref));
+	}
 	ref->refs = 1;
-	ref->files = (struct ustack_tfile **)(ref->frames + room);
+	ref->set = set;
 	ref->stack.cookie = cookie;
 	ref->stack.pid = pid;
 	ref->stack.flags = flags & (USTACK_STACK_TRUNCATED | USTACK_STACK_NO_STACK);
-	ref->stack.frames = ref->frames;
-
-	for (i = 0; i < nr; i++) {
-		if (i >= room ||
-		    ustack_frame_decode(data, size, &pos, i == 0, &id, &offset)) {
-			ref->stack.flags |= USTACK_STACK_MALFORMED;
-			break;
-		}
-		ref->frames[i].file_id = id;
-		/* the innermost frame is where the task was; the others return there */
-		ref->frames[i].flags = i ? USTACK_FRAME_RETURN : 0;
-		ref->frames[i].offset = offset;
-		ref->frames[i].path = NULL;
-		ref->frames[i].build_id = NULL;
-		ref->frames[i].build_id_size = 0;
-		ref->files[i] = NULL;
-		f = ustack_files_lookup(files, id);
-		if (f) {
-			ustack_tfile_get(f);
-			ref->files[i] = f;
-			ref->frames[i].path = f->path;
-			if (f->build_id_size) {
-				ref->frames[i].build_id = f->build_id;
-				ref->frames[i].build_id_size = f->build_id_size;
-			}
-		}
-	}
-	ref->stack.nr = i;
+	if (set->malformed)
+		ref->stack.flags |= USTACK_STACK_MALFORMED;
+	ref->stack.nr = set->nr;
+	ref->stack.frames = set->frames;
 	return &ref->stack;
 }
 
@@ -302,14 +370,12 @@ unsigned int ustack_stack_refs(const struct ustack_stack *stack)
 void ustack_stack_put(const struct ustack_stack *stack)
 {
 	struct ustack_stack_ref *ref;
-	unsigned int i;
 
 	if (!stack)
 		return;
 	ref = container_of(stack, struct ustack_stack_ref, stack);
 	if (__atomic_sub_fetch(&ref->refs, 1, __ATOMIC_ACQ_REL))
 		return;
-	for (i = 0; i < stack->nr; i++)
-		ustack_tfile_put(ref->files[i]);
+	ustack_frameset_put(ref->set);
 	free(ref);
 }

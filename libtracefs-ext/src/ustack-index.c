@@ -93,7 +93,7 @@ int ustack_index_reserve(struct ustack_index *idx, int cpu, unsigned long long p
 		idx->bytes += USTACK_SPAN_CHUNK * sizeof(**chunks) + sizeof(*chunks);
 	}
 	if (!idx->spare) {
-		idx->spare = ustack_entry_alloc(0, 0);
+		idx->spare = ustack_entry_alloc(idx->pool, 0, 0);
 		if (!idx->spare)
 			return -1;
 	}
@@ -162,6 +162,7 @@ void ustack_index_note(struct ustack_index *idx, int cpu, int pid, unsigned long
  */
 void ustack_index_clear(struct ustack_index *idx)
 {
+	struct ustack_entry_pool *pool;
 	struct ustack_spans *s;
 	unsigned int cpu;
 	size_t i;
@@ -176,7 +177,9 @@ void ustack_index_clear(struct ustack_index *idx)
 	}
 	free(idx->cpus);
 	ustack_entry_put(idx->spare);
+	pool = idx->pool;
 	memset(idx, 0, sizeof(*idx));
+	idx->pool = pool;
 }
 
 /* What span i says of an event of @pid at @pos; NULL when it does not hold it. */

@@ -98,7 +98,7 @@ static struct ustack_task *ustack_task_new(struct ustack_stitcher *st, int pid,
 		ustack_entry_lose(task->entry, USTACK_LOST_LIMIT);
 		ustack_task_del(&st->tasks, task);
 	}
-	entry = ustack_entry_alloc(cookie, st->missed_gen);
+	entry = ustack_entry_alloc(&st->pool, cookie, st->missed_gen);
 	if (!entry)
 		return NULL;
 	task = ustack_task_add(&st->tasks, pid, entry);
@@ -125,7 +125,7 @@ static bool ustack_task_next(struct ustack_stitcher *st, struct ustack_task *tas
 	struct ustack_entry *entry;
 
 	ustack_entry_next(st, task->entry);
-	entry = cookie ? ustack_entry_alloc(cookie, st->missed_gen) : NULL;
+	entry = cookie ? ustack_entry_alloc(&st->pool, cookie, st->missed_gen) : NULL;
 	if (!entry) {
 		ustack_task_del(&st->tasks, task);
 		return false;

@@ -331,6 +331,9 @@ struct ustack_stitcher *ustack_stitcher_new(unsigned int flags, ustack_stitch_fu
 	st->flags = flags;
 	st->callback = callback;
 	st->context = context;
+	/* the stacks of entries alike share their frames (ustack-frameset.c) */
+	st->files.share = true;
+	st->index.pool = &st->pool;
 	ustack_stitcher_set_limits(st, 0, 0, 0);
 	return st;
 }
@@ -397,6 +400,8 @@ void ustack_stitcher_free(struct ustack_stitcher *st)
 	ustack_tasks_clear(&st->tasks);
 	ustack_files_clear(&st->files);
 	ustack_index_clear(&st->index);
+	/* every entry was put: by the held events, the tasks and the index */
+	ustack_entry_pool_clear(&st->pool);
 	free(st->cpus);
 	free(st);
 }

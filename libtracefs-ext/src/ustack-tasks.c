@@ -179,17 +179,34 @@ void ustack_task_touch(struct ustack_tasks *tasks, struct ustack_task *task)
 
 /**
  * ustack_entry_alloc - a kernel entry whose stack is awaited
+ * @pool: the stitcher's entries
  * @cookie: its cookie
  * @missed_gen: the stitcher's count of missed event reports now
  *
  * Return: the entry with one reference; NULL with errno ENOMEM.
  */
-struct ustack_entry *ustack_entry_alloc(unsigned long long cookie, unsigned long long missed_gen)
+struct ustack_entry *ustack_entry_alloc(struct ustack_entry_pool *pool, unsigned long long cookie,
+					unsigned long long missed_gen)
 {
-	struct ustack_entry *e = calloc(1, sizeof(*e));
+	struct ustack_entry_chunk *chunk;
+	struct ustack_entry *e;
 
-	if (!e)
-		return NULL;
+	if (pool->free) {
+		e = pool->free;
+		pool->free = e->next_free;
+	} else {
+		if (!pool->chunks || pool->used == USTACK_ENTRY_CHUNK) {
+			chunk = malloc(sizeof(*chunk));
+			if (!chunk)
+				return NULL;
+			chunk->next = pool->chunks;
+			pool->chunks = chunk;
+			pool->used = 0;
+		}
+		e = &pool->chunks->entries[pool->used++];
+	}
+	memset(e, 0, sizeof(*e));
+	e->pool = pool;
 	e->refs = 1;
 	e->state = USTACK_ENTRY_PENDING;
 	e->cookie = cookie;
@@ -197,6 +214,21 @@ struct ustack_entry *ustack_entry_alloc(unsigned long long cookie, unsigned long
 	e->info.state = USTACK_STATE_PENDING;
 	e->info.cookie = cookie;
 	return e;
+}
+
+/**
+ * ustack_entry_pool_clear - free the chunks of the entries
+ * @pool: the pool, whose entries were all put; empty afterwards
+ */
+void ustack_entry_pool_clear(struct ustack_entry_pool *pool)
+{
+	struct ustack_entry_chunk *chunk, *next;
+
+	for (chunk = pool->chunks; chunk; chunk = next) {
+		next = chunk->next;
+		free(chunk);
+	}
+	memset(pool, 0, sizeof(*pool));
 }
 
 /**
@@ -220,7 +252,8 @@ void ustack_entry_put(struct ustack_entry *entry)
 	if (!entry || --entry->refs)
 		return;
 	ustack_stack_put(entry->stack);
-	free(entry);
+	entry->next_free = entry->pool->free;
+	entry->pool->free = entry;
 }
 
 /**

@@ -500,7 +500,7 @@ static void test_exports(void)
 		"ustack_uleb128", "ustack_stack_decode", "ustack_files_set", "ustack_rec_read",
 		"ustack_task_add", "ustack_hand_back", "ustack_on_event", "ustack_run_record",
 		"ustack_index_note", "ustack_index_reserve", "ustack_stitcher_new",
-		"ustack_run_end", "ustack_entry_set_stack",
+		"ustack_run_end", "ustack_entry_set_stack", "ustack_frameset_find",
 	};
 	utest_check_exports(api, UT_ARRAY_SIZE(api), hidden, UT_ARRAY_SIZE(hidden));
 }

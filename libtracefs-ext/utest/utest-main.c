@@ -144,6 +144,7 @@ int main(void)
 	utest_elf32_register();
 	utest_control_register();
 	utest_frames_register();
+	utest_frameset_register();
 	utest_stitch_register();
 	utest_stitch_lost_register();
 	utest_stitch_bad_register();

@@ -23,6 +23,8 @@ void utest_damage_register(void);
 void utest_elf32_register(void);
 void utest_control_register(void);
 void utest_frames_register(void);
+void utest_frameset_register(void);
+void utest_index_event_register(void);
 void utest_stitch_register(void);
 void utest_stitch_lost_register(void);
 void utest_stitch_bad_register(void);
