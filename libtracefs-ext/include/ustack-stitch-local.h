@@ -409,8 +409,8 @@ void ustack_on_cookie(struct ustack_stitcher *st, struct ustack_cpu *c,
 int ustack_on_stack(struct ustack_stitcher *st, struct ustack_cpu *c,
 		    const struct ustack_rec *rec, const struct ustack_stack **raw) __hidden;
 int ustack_on_file(struct ustack_stitcher *st, const struct ustack_rec *rec) __hidden;
-int ustack_on_event(struct ustack_stitcher *st, struct ustack_cpu *c,
-		    const struct ustack_rec *rec, struct ustack_out *out) __hidden;
+int ustack_on_event(struct ustack_stitcher *st, struct ustack_cpu *c, int pid,
+		    struct ustack_out *out) __hidden;
 
 /* ustack-hold.c */
 int ustack_hand_back(struct ustack_stitcher *st, const struct ustack_out *out) __hidden;

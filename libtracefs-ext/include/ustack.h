@@ -329,6 +329,8 @@ struct ustack_stitcher *ustack_stitcher_alloc_layout(const struct ustack_layout 
 int ustack_stitcher_add_data(struct ustack_stitcher *st, int cpu, unsigned long long ts,
 			     unsigned long long offset, const void *data, size_t size,
 			     bool missed);
+int ustack_stitcher_add_event(struct ustack_stitcher *st, int cpu, int pid,
+			      unsigned long long pos, bool missed);
 
 /* ustack-frames.c: a stack kept past the callback, its frames' paths and build-ids with it */
 const struct ustack_stack *ustack_stack_get(const struct ustack_stack *stack);

@@ -259,13 +259,14 @@ int ustack_on_file(struct ustack_stitcher *st, const struct ustack_rec *rec)
  * ustack_on_event - what an event carries, by the state of its CPU and task
  * @st: the stitcher
  * @c: the state of its CPU
- * @rec: the event
- * @out: its state set, or its entry (for an event with a cookie)
+ * @pid: the event's common_pid
+ * @out: its state set, or its entry (for an event with a cookie); the
+ *	caller zeroes its info and entry first
  *
  * Return: 0; -1 with errno ENOMEM.
  */
-int ustack_on_event(struct ustack_stitcher *st, struct ustack_cpu *c,
-		    const struct ustack_rec *rec, struct ustack_out *out)
+int ustack_on_event(struct ustack_stitcher *st, struct ustack_cpu *c, int pid,
+		    struct ustack_out *out)
 {
 	struct ustack_task *task;
 
@@ -273,18 +274,18 @@ int ustack_on_event(struct ustack_stitcher *st, struct ustack_cpu *c,
 		out->info.state = USTACK_STATE_UNKNOWN;
 		return 0;
 	}
-	if (c->state == USTACK_CPU_NONE || c->pid != rec->pid || !c->cookie) {
+	if (c->state == USTACK_CPU_NONE || c->pid != pid || !c->cookie) {
 		out->info.state = USTACK_STATE_NONE;
 		return 0;
 	}
-	task = ustack_task_find(&st->tasks, rec->pid);
+	task = ustack_task_find(&st->tasks, pid);
 	if (task && c->next && task->entry->cookie != c->cookie &&
 	    !ustack_task_next(st, task, c->cookie))
 		task = NULL;
 	/* the task is at the entry the stack entry named, from now on */
 	c->next = false;
 	if (!task) {
-		task = ustack_task_new(st, rec->pid, c->cookie);
+		task = ustack_task_new(st, pid, c->cookie);
 		if (!task)
 			return -1;
 	} else if (task->entry->cookie != c->cookie) {

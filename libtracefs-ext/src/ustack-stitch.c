@@ -78,7 +78,7 @@ int ustack_stitcher_add(struct ustack_stitcher *st, struct tep_record *record, i
 	out.cpu = cpu;
 	switch (rec.kind) {
 	case USTACK_KIND_EVENT:
-		if (ustack_on_event(st, c, &rec, &out))
+		if (ustack_on_event(st, c, rec.pid, &out))
 			return -1;
 		if (st->flags & USTACK_STITCH_INDEX)
 			ustack_index_note(&st->index, cpu, rec.pid, ustack_pos(st, record),
@@ -148,6 +148,51 @@ int ustack_stitcher_add_data(struct ustack_stitcher *st, int cpu, unsigned long 
 	record.cpu = cpu;
 	record.ref_count = 1;
 	return ustack_stitcher_add(st, &record, cpu);
+}
+
+/**
+ * ustack_stitcher_add_event - feed an event by its fields, without its record
+ * @st: a stitcher with an index (USTACK_STITCH_INDEX_TS or _OFFSET) and no
+ *	callback
+ * @cpu: the CPU whose buffer the event is from
+ * @pid: its common_pid
+ * @pos: its position in the index: its timestamp or offset, as the index is
+ * @missed: events were missed on @cpu right before this one
+ *
+ * For a viewer that keeps the events of a trace as its own entries (CPU,
+ * pid, time, offset), as KernelShark does: an event that is none of the
+ * three user_unwind_* entries is noted for ustack_stitcher_lookup() from
+ * these, as ustack_stitcher_add() would note its record, with no record to
+ * make or read. The three entries themselves are fed as records
+ * (ustack_stitcher_add(), ustack_stitcher_add_data()).
+ *
+ * Return: 0; -1 with errno EINVAL (@st NULL, without an index or with a
+ * callback, @cpu negative or too large, @pos before the CPU's last event's)
+ * or ENOMEM (the event is then not taken; the stitcher stays usable).
+ */
+int ustack_stitcher_add_event(struct ustack_stitcher *st, int cpu, int pid,
+			      unsigned long long pos, bool missed)
+{
+	struct ustack_out out;
+	struct ustack_cpu *c;
+
+	if (!st || st->callback || !(st->flags & USTACK_STITCH_INDEX)) {
+		errno = EINVAL;
+		return -1;
+	}
+	c = ustack_cpu(st, cpu);
+	if (!c || ustack_index_reserve(&st->index, cpu, pos))
+		return -1;
+	if (missed) {
+		c->state = USTACK_CPU_UNKNOWN;
+		st->missed_gen++;
+	}
+	memset(&out.info, 0, sizeof(out.info));
+	out.entry = NULL;
+	if (ustack_on_event(st, c, pid, &out))
+		return -1;
+	ustack_index_note(&st->index, cpu, pid, pos, &out.info, out.entry);
+	return 0;
 }
 
 /**

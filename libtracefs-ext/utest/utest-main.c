@@ -156,6 +156,7 @@ int main(void)
 	utest_source_register();
 	utest_names_register();
 	utest_index_register();
+	utest_index_event_register();
 	utest_layout_register();
 	if (CU_get_error() != CUE_SUCCESS) {
 		fprintf(stderr, "utest: registering tests: %s\n", CU_get_error_msg());
