@@ -105,23 +105,16 @@ static int ksu_stream_set(int sd, struct ksu_stream *s)
 	return 0;
 }
 
-/* The offsets of common_type and common_pid, which the stitcher reads in every event. */
-static int ksu_common_fields(struct ksu_stream *s)
+/* Where the id of a user_unwind_file record is (4 bytes); -1 when not so. */
+static int ksu_file_id_offset(struct kshark_data_stream *stream)
 {
-	struct tep_handle *tep = kshark_get_tep(s->stream);
-	struct tep_format_field *type, *pid;
+	struct tep_handle *tep = kshark_get_tep(stream);
+	struct tep_format_field *field;
 	struct tep_event *event;
 
-	event = tep ? tep_find_event_by_name(tep, "ftrace", "user_unwind_cookie") : NULL;
-	if (!event)
-		return -1;
-	type = tep_find_common_field(event, "common_type");
-	pid = tep_find_common_field(event, "common_pid");
-	if (!type || !pid || type->size != 2 || pid->size != 4)
-		return -1;
-	s->common_type_off = type->offset;
-	s->common_pid_off = pid->offset;
-	return 0;
+	event = tep ? tep_find_event_by_name(tep, "ftrace", "user_unwind_file") : NULL;
+	field = event ? tep_find_field(event, "id") : NULL;
+	return field && field->size == 4 ? field->offset : -1;
 }
 
 static void ksu_stream_free(struct ksu_stream *s)
@@ -180,7 +173,8 @@ KSU_EXPORT int kshark_data_plugin_initializer(struct kshark_data_stream *stream)
 		if (s->ids[i] < 0)
 			goto none;
 	}
-	if (ksu_common_fields(s) || ksu_stream_set(stream->stream_id, s))
+	s->file_id_off = ksu_file_id_offset(stream);
+	if (ksu_stream_set(stream->stream_id, s))
 		goto none;
 	n = ksu_collect_register(s);
 	if (n < KSU_KIND_NR) {

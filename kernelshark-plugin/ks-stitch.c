@@ -8,11 +8,12 @@
  * ks-collect.c) and returns the stream's entries in time order; they are
  * then fed to a stitcher of libtracefs-ext with an index by record offset
  * (USTACK_STITCH_INDEX_OFFSET, no callback): the three entries as their
- * copied records, every other event as the two fields the stitcher reads of
- * it (common_type, common_pid) written into a few bytes, which its entry
- * holds. No record is read a second time. The copies are freed after the
- * flush: what stays is the index, about 32 bytes per run of events of a
- * kernel entry, each run sharing the one stack of its entry.
+ * copied records, every other event by what its entry holds: CPU, pid and
+ * offset (ustack_stitcher_add_event(), no record made or read). No record
+ * is read a second time. The copies are freed after the flush: what stays
+ * is the index, about 32 bytes per run of events of a kernel entry, each
+ * run sharing the one stack of its entry, and stacks alike sharing their
+ * frames.
  *
  * An entry is then looked up by its CPU, pid and offset. A KS_EVENT_OVERFLOW
  * entry (events missed on its CPU) marks the next record of its CPU as
@@ -25,6 +26,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <libkshark-tepdata.h>
 
@@ -42,22 +44,63 @@ static int ksu_kind_of(const struct ksu_stream *s, int event_id)
 }
 
 /* The copied record of an entry of the three: the CPU's next one, if it is that entry's. */
-static struct ksu_rec *ksu_rec_of(struct ksu_stream *s, const struct kshark_entry *e,
-				  const unsigned char **data)
+static const struct ksu_rec *ksu_rec_of(struct ksu_stream *s, const struct kshark_entry *e)
 {
 	struct ksu_cpu_recs *c;
-	struct ksu_rec *r;
 
 	if (e->cpu < 0 || e->cpu >= s->nr_cpus)
 		return NULL;
 	c = &s->cpus[e->cpu];
-	while (c->next < c->nr && c->recs[c->next].offset < e->offset)
-		c->next++;	/* not in the entries: skipped */
-	if (c->next >= c->nr || c->recs[c->next].offset != e->offset)
+	/* records not in the entries are skipped */
+	while (!c->peeked || c->peek.offset < e->offset) {
+		if (!ksu_collect_next(c, &c->peek)) {
+			c->peeked = false;
+			return NULL;
+		}
+		c->peeked = true;
+	}
+	if (c->peek.offset != e->offset)
 		return NULL;
-	r = &c->recs[c->next++];
-	*data = c->arena + r->data;
-	return r;
+	c->peeked = false;
+	return &c->peek;
+}
+
+/*
+ * The last user_unwind_file record fed for an id (by slot), across the CPUs
+ * in time order: a copy, as the copies are freed as they are read. Longer
+ * records (paths) are not kept: they are always fed.
+ */
+#define KSU_FED_MAX	256
+
+struct ksu_fed_file {
+	uint32_t		id;
+	uint32_t		size;		/* 0: none */
+	unsigned char		data[KSU_FED_MAX];
+};
+
+/*
+ * A user_unwind_file record the same as the last one fed for its id changes
+ * nothing in the stitcher (ustack_files_set()); the kernel writes its files
+ * again after every buffer reset. Such a record is not fed.
+ */
+static bool ksu_file_again(struct ksu_stream *s, struct ksu_fed_file *fed,
+			   const struct ksu_rec *r)
+{
+	struct ksu_fed_file *f;
+	uint32_t id;
+
+	if (!ksu_file_id(s, r->data, r->size, &id))
+		return false;
+	f = &fed[id % KSU_SAME_SLOTS];
+	if (f->size && f->id == id && f->size == r->size && !memcmp(f->data, r->data, r->size))
+		return true;
+	f->size = 0;
+	if (r->size <= KSU_FED_MAX) {
+		f->id = id;
+		f->size = r->size;
+		memcpy(f->data, r->data, r->size);
+	}
+	return false;
 }
 
 /**
@@ -74,56 +117,50 @@ static struct ksu_rec *ksu_rec_of(struct ksu_stream *s, const struct kshark_entr
 int ksu_stitch_entries(struct ksu_stream *s, struct kshark_entry **rows, ssize_t n)
 {
 	struct tep_handle *tep = kshark_get_tep(s->stream);
-	size_t size = s->common_pid_off + 4;
-	const unsigned char *data;
+	struct ksu_fed_file *fed = NULL;
 	struct ustack_stitcher *st;
-	unsigned char ev[64];
+	const struct ksu_rec *r;
 	bool *missed = NULL;
-	struct ksu_rec *r;
-	int16_t type;
-	ssize_t i;
 	int ret = -1;
+	ssize_t i;
 
-	if (s->common_type_off + 2 > (int)size)
-		size = s->common_type_off + 2;
-	if (size > sizeof(ev) || s->collect_failed) {
-		errno = s->collect_failed ? ENOMEM : EINVAL;
+	if (s->collect_failed) {
+		errno = ENOMEM;
 		goto out;
 	}
-	memset(ev, 0, sizeof(ev));
 	st = ustack_stitcher_alloc(tep, USTACK_STITCH_INDEX_OFFSET, NULL, NULL);
-	missed = calloc(8192, sizeof(*missed));
-	if (!st || !missed) {
+	missed = calloc(KSU_CPU_MAX, sizeof(*missed));
+	fed = calloc(KSU_SAME_SLOTS, sizeof(*fed));
+	if (!st || !missed || !fed) {
 		ustack_stitcher_free(st);
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
 		const struct kshark_entry *e = rows[i];
-		int err, kind;
+		int err;
 
-		if (e->cpu < 0 || e->cpu >= 8192)
+		if (e->cpu < 0 || e->cpu >= KSU_CPU_MAX)
 			continue;
 		if (e->event_id < 0) {
 			if (e->event_id == KS_EVENT_OVERFLOW)
 				missed[e->cpu] = true;
 			continue;
 		}
-		kind = ksu_kind_of(s, e->event_id);
-		if (kind >= 0) {
-			r = ksu_rec_of(s, e, &data);
+		if (ksu_kind_of(s, e->event_id) >= 0) {
+			r = ksu_rec_of(s, e);
 			if (!r) {
 				/* not copied: what followed is not known */
 				missed[e->cpu] = true;
 				continue;
 			}
-			err = ustack_stitcher_add_data(st, e->cpu, e->ts, e->offset, data, r->size,
+			if (e->event_id == s->ids[KSU_FILE] && !missed[e->cpu] && !r->missed &&
+			    ksu_file_again(s, fed, r))
+				continue;
+			err = ustack_stitcher_add_data(st, e->cpu, e->ts, e->offset, r->data, r->size,
 						       missed[e->cpu] || r->missed);
 		} else {
-			type = e->event_id;
-			memcpy(ev + s->common_type_off, &type, sizeof(type));
-			memcpy(ev + s->common_pid_off, &e->pid, sizeof(e->pid));
-			err = ustack_stitcher_add_data(st, e->cpu, e->ts, e->offset, ev, size,
-						       missed[e->cpu]);
+			/* any other event: its entry has all the stitcher reads of it */
+			err = ustack_stitcher_add_event(st, e->cpu, e->pid, e->offset, missed[e->cpu]);
 		}
 		if (err && errno == ENOMEM) {
 			ustack_stitcher_free(st);
@@ -140,8 +177,18 @@ int ksu_stitch_entries(struct ksu_stream *s, struct kshark_entry **rows, ssize_t
 	ret = 0;
 out:
 	free(missed);
+	free(fed);
 	ksu_collect_free(s);
 	return ret;
+}
+
+/* Milliseconds of CPU time of the loading thread, for the log (steadier than wall time). */
+static double ksu_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
 /* Count the events with a stack and those lost, for the log. */
@@ -177,21 +224,34 @@ ssize_t ksu_load_entries(struct kshark_data_stream *stream, struct kshark_contex
 			 struct kshark_entry ***rows)
 {
 	struct ksu_stream *s = ksu_stream_get(stream->stream_id);
+	double t0, t1, t2;
+	size_t copies;
 	ssize_t n;
 
 	if (!s || !s->orig_load_entries)
 		return -EFAULT;
 	/* a reload: the copies start again, the old index serves until the new one is made */
 	ksu_collect_free(s);
+	ksu_collect_start(s);
+	t0 = ksu_ms();
 	n = s->orig_load_entries(stream, ctx, rows);
+	t1 = ksu_ms();
+	ksu_collect_start(NULL);
 	if (n <= 0 || !*rows) {
 		ksu_collect_free(s);
 		return n;
 	}
-	if (ksu_stitch_entries(s, *rows, n))
+	copies = ksu_collect_bytes(s);
+	if (ksu_stitch_entries(s, *rows, n)) {
 		ksu_log("stream %d: no stacks: %s", stream->stream_id, strerror(errno));
-	else if (getenv("USTACK_KSHARK_LOG"))
+		return n;
+	}
+	t2 = ksu_ms();
+	if (getenv("USTACK_KSHARK_LOG")) {
+		ksu_log("CPU times of stream %d: load %.1f ms with %zu KB of copies, stitching %.1f ms",
+			stream->stream_id, t1 - t0, copies >> 10, t2 - t1);
 		ksu_stitch_count(s, *rows, n);
+	}
 	return n;
 }
 

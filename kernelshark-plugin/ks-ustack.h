@@ -22,6 +22,9 @@ extern "C" {
 #define KSU_HIDDEN __attribute__((visibility("hidden")))
 #define KSU_EXPORT __attribute__((visibility("default")))
 
+/* The CPUs a stream may have (NR_CPUS is at most 8192) */
+#define KSU_CPU_MAX	8192
+
 /* The three entries of the kernel's deferred user stacks */
 enum ksu_kind {
 	KSU_COOKIE,
@@ -32,27 +35,49 @@ enum ksu_kind {
 
 /* A user_unwind_* record copied while KernelShark loads (ks-collect.c) */
 struct ksu_rec {
-	int64_t		offset;
-	uint32_t	data;		/* where its bytes start in the CPU's arena */
-	uint32_t	size;
-	bool		missed;
+	int64_t			offset;
+	const unsigned char	*data;
+	uint32_t		size;
+	bool			missed;
 };
 
-/* The user_unwind_* records of one CPU, in the order KernelShark read them */
+/* The last user_unwind_file record of an id in a CPU's current chunk (NULL: none) */
+#define KSU_SAME_SLOTS	64
+
+struct ksu_same {
+	const unsigned char	*data;
+	uint32_t		id;
+	uint32_t		size;
+};
+
+/* A piece of a CPU's copies; freed once the stitching has read it */
+struct ksu_chunk {
+	struct ksu_chunk	*next;
+	size_t			len;
+	size_t			size;
+	unsigned char		data[];
+};
+
+/*
+ * The user_unwind_* records of one CPU, in the order KernelShark read them,
+ * packed in chunks (ks-collect.c); read back, and the chunks freed, by
+ * ksu_collect_next().
+ */
 struct ksu_cpu_recs {
-	struct ksu_rec	*recs;
-	size_t		nr;
-	size_t		alloc;
-	size_t		next;		/* the next one to feed (ks-stitch.c) */
-	unsigned char	*arena;
-	size_t		arena_len;
-	size_t		arena_alloc;
+	struct ksu_chunk	*head;		/* the first not read whole */
+	struct ksu_chunk	*tail;
+	size_t			bytes;		/* of the chunks there are */
+	struct ksu_same		same[KSU_SAME_SLOTS];
+	size_t			pos;		/* read up to there in head */
+	struct ksu_rec		peek;		/* read, not fed yet (ks-stitch.c) */
+	bool			peeked;
 };
 
 /**
  * struct ksu_stream - the plugin's state for one KernelShark data stream
  * @stream: the stream (a buffer of a trace.dat file)
  * @ids: the event ids of the user_unwind_* entries
+ * @file_id_off: where user_unwind_file's id is in its records; -1: not known
  * @cpus: their records per CPU, kept only while the stream loads
  * @nr_cpus: the size of @cpus
  * @collect_failed: a copy failed for want of memory: no stacks this load
@@ -67,8 +92,7 @@ struct ksu_cpu_recs {
 struct ksu_stream {
 	struct kshark_data_stream	*stream;
 	int				ids[KSU_KIND_NR];
-	int				common_type_off;
-	int				common_pid_off;
+	int				file_id_off;
 	struct ksu_cpu_recs		*cpus;
 	int				nr_cpus;
 	bool				collect_failed;
@@ -88,6 +112,11 @@ KSU_HIDDEN void ksu_log(const char *fmt, ...) __attribute__((format(printf, 1, 2
 /* ks-collect.c: the user_unwind_* records copied during the load */
 KSU_HIDDEN int ksu_collect_register(struct ksu_stream *s);
 KSU_HIDDEN void ksu_collect_unregister(struct ksu_stream *s);
+KSU_HIDDEN void ksu_collect_start(struct ksu_stream *s);
+KSU_HIDDEN bool ksu_collect_next(struct ksu_cpu_recs *c, struct ksu_rec *r);
+KSU_HIDDEN size_t ksu_collect_bytes(const struct ksu_stream *s);
+KSU_HIDDEN bool ksu_file_id(const struct ksu_stream *s, const unsigned char *data, uint32_t size,
+			    uint32_t *id);
 KSU_HIDDEN void ksu_collect_free(struct ksu_stream *s);
 
 /* ks-stitch.c: the stacks stitched after the load, looked up by entry */
