@@ -11,6 +11,8 @@
 #include <cmath>
 #include <vector>
 
+#include <cstdlib>
+
 #include <KsPlugins.hpp>
 #include <KsPlotTools.hpp>
 #include <QMainWindow>
@@ -83,6 +85,33 @@ KsuMark *ksu_mark(const KsPlot::Graph *graph, int bin, bool lost, const kshark_e
 	return m;
 }
 
+/*
+ * Where a mark is on the screen, for a test that double-clicks it: the
+ * graphs are drawn in pixels of KernelShark's OpenGL widget. Logged only.
+ */
+void ksu_log_mark(const KsuMark *m, bool lost, int cpu)
+{
+	QWidget *gl = nullptr;
+	ksplot_point c;
+	QPoint p;
+
+	if (!getenv("USTACK_KSHARK_LOG") || !ksu_main_window)
+		return;
+	/* KernelShark's graph widget; by class name, not to mix Qt's GL headers with KsPlot's */
+	for (QWidget *w : ksu_main_window->findChildren<QWidget *>()) {
+		if (w->inherits("QOpenGLWidget")) {
+			gl = w;
+			break;
+		}
+	}
+	if (!gl)
+		return;
+	c = m->center();
+	p = gl->mapToGlobal(QPoint(c.x, c.y));
+	ksu_log("mark %s cpu %d at %d,%d offset %lld", lost ? "lost" : "stack", cpu, p.x(), p.y(),
+		(long long)m->_entry->offset);
+}
+
 } /* namespace */
 
 /**
@@ -98,6 +127,7 @@ extern "C" void ksu_draw(struct kshark_cpp_argv *argv_c, int sd, int val, int dr
 	struct kshark_trace_histo *histo = argv->_histo;
 	const KsPlot::Graph *graph = argv->_graph;
 	int last_bin[2] = { -1, -1 };
+	KsuMark *first_mark[2] = { nullptr, nullptr };
 	size_t first, end, i, marks = 0;
 	const struct ustack_info *info;
 
@@ -128,9 +158,17 @@ extern "C" void ksu_draw(struct kshark_cpp_argv *argv_c, int sd, int val, int dr
 			continue;
 		last_bin[lost] = bin;
 		argv->_shapes->push_front(ksu_mark(graph, bin, lost, e));
+		if (!first_mark[lost])
+			first_mark[lost] = static_cast<KsuMark *>(argv->_shapes->front());
 		marks++;
 	}
-	if (marks)
-		ksu_log("draw %s %d: %zu marks", draw_action & KSHARK_CPU_DRAW ? "cpu" : "task",
-			val, marks);
+	if (!marks)
+		return;
+	ksu_log("draw %s %d: %zu marks", draw_action & KSHARK_CPU_DRAW ? "cpu" : "task", val, marks);
+	if (draw_action & KSHARK_CPU_DRAW) {
+		for (i = 0; i < 2; i++) {
+			if (first_mark[i])
+				ksu_log_mark(first_mark[i], i, val);
+		}
+	}
 }

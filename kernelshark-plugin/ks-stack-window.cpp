@@ -37,6 +37,20 @@ QString ksu_entry_text(const struct kshark_entry *entry)
 	return text;
 }
 
+/* The frame lines of a stack's text, for the log. */
+static int ksu_frame_lines(const QString &text)
+{
+	return text.count("\n  => ") + (text.startsWith("  => ") ? 1 : 0);
+}
+
+/* The first frame line, without its arrow. */
+static QString ksu_first_frame(const QString &text)
+{
+	int at = text.indexOf("\n  => ");
+
+	return at < 0 ? QString() : text.mid(at + 6).section('\n', 0, 0);
+}
+
 /**
  * ksu_stack_window_open - open a window with an event's stack
  * @entry: the event
@@ -72,5 +86,7 @@ QWidget *ksu_stack_window_open(const struct kshark_entry *entry, QWidget *parent
 	QObject::connect(close, &QPushButton::clicked, w, &QWidget::close);
 	w->resize(720, 320);
 	w->show();
+	ksu_log("stack window shown: %d frames, innermost %s", ksu_frame_lines(text->toPlainText()),
+		qPrintable(ksu_first_frame(text->toPlainText())));
 	return w;
 }

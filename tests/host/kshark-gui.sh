@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # The plugin in a real KernelShark window under Xvfb: kernelshark -p loads it
 # on a trace with two buffers (the committed fixture's stacks, and an
-# instance without stack entries); the plugin's Ctrl+Shift+U opens its
-# dialog (xdotool). Screenshots before and after are kept in
-# build/tests/kshark-gui/; the checks read what the plugin logs
-# (USTACK_KSHARK_LOG): menu added, both streams stitched with their stacks
-# and lost ones, marks drawn on the CPU graph, the dialog shown with its
+# instance without stack entries); a double click on a mark of an event
+# with a stack opens the window with its stack (xdotool, at the place the
+# plugin logs for the mark); the plugin's Ctrl+Shift+U opens its dialog.
+# Screenshots are kept in build/tests/kshark-gui/; the checks read what the
+# plugin logs (USTACK_KSHARK_LOG): menu added, both streams stitched with
+# their stacks and lost ones, marks drawn on the CPU graph, the stack
+# window of the mark's event with its frames, the dialog shown with its
 # rows, and its export. As root (CI), KernelShark's settings are pre-seeded
 # so that no "running as root" question blocks it.
 . "$(dirname "$0")/../lib/result.sh"
@@ -43,6 +45,24 @@ for i in $(seq 1 30); do
 done
 sleep 1
 xwd -root -silent | convert xwd:- png:"$4/window.png"
+# a double click on the first mark of an event with a stack, where the
+# plugin says it drew it on the screen
+xy=$(sed -n 's/^mark stack cpu [0-9]* at \([0-9]*\),\([0-9]*\) offset [0-9]*$/\1 \2/p' \
+	"$USTACK_KSHARK_LOG" | tail -n 1)
+if [ -n "$xy" ]; then
+	xdotool mousemove $xy
+	sleep 0.3
+	xdotool click --repeat 2 --delay 80 1
+	for i in $(seq 1 20); do
+		grep -q '^stack window shown' "$USTACK_KSHARK_LOG" 2>/dev/null && break
+		sleep 0.5
+	done
+	sw=$(timeout 10 xdotool search --sync --onlyvisible --name "^User stack$" | head -n 1)
+	sleep 1
+	# the window itself: the root window shows it black where it covers
+	# KernelShark's (its OpenGL visual), though it is drawn
+	[ -n "$sw" ] && xwd -id "$sw" -silent | convert xwd:- png:"$4/stack-window.png"
+fi
 xdotool windowactivate --sync "$win" 2>/dev/null
 xdotool windowfocus "$win"
 xdotool key --window "$win" ctrl+shift+u
@@ -78,10 +98,18 @@ check "top buffer stitched: 4 events with a stack" \
 check "instance stitched: 4 events whose stack was lost" \
 	grep -q '^stitched stream 1: 8 entries, 0 with a stack, 4 lost' "$log"
 check "marks drawn on the CPU graph" grep -q '^draw cpu 0: [1-9]' "$log"
+# the offset of the mark double-clicked, the one of the window opened
+mark=$(sed -n 's/^mark stack cpu [0-9]* at [0-9]*,[0-9]* offset \([0-9]*\)$/\1/p' "$log" | tail -n 1)
+check "a double click on a mark opened the stack window of its event" \
+	grep -qx "double click: stack window of the event at offset ${mark:-none}" "$log"
+check "the stack window shows the event's 7 frames" grep -qx \
+	'stack window shown: 7 frames, innermost ustack_lib_syscall+0x[0-9a-f]* (.*libustack-sample.so)' \
+	"$log"
 check "Ctrl+Shift+U opened the dialog, with its 2 rows" grep -qx 'dialog shown: 2 rows' "$log"
 check "the dialog's export: the stack with its count" grep -qx \
 	'ustack-sample;\[libc.so.6\];main;sample_outer;sample_middle;ustack_lib_enter;ustack_lib_inner;ustack_lib_syscall 4' \
 	"$work/export.folded"
 check "no plugin failure on stderr" sh -c "! grep -q 'plugin \"ustack\"' '$work/ks.err'"
-check "screenshots kept" test -s "$out/window.png" -a -s "$out/dialog.png"
+check "screenshots kept" test -s "$out/window.png" -a -s "$out/dialog.png" \
+	-a -s "$out/stack-window.png"
 finish
