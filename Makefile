@@ -260,7 +260,8 @@ bench: deps
 	$(Q)scripts/bench.sh
 
 demo: deps
-	$(Q)$(MAKE) --no-print-directory kernel progs libtracefs-ext trace-cmd-plugin flamegraph DEBUG=
+	$(Q)$(MAKE) --no-print-directory kernel progs libtracefs-ext trace-cmd-plugin \
+		kernelshark-plugin flamegraph DEBUG=
 	$(Q)scripts/demo.sh
 
 clean:

@@ -1,12 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make demo: boot the ustack kernel in QEMU, record the sample program with
-# stock trace-cmd and deferred user stacks, and show the trace three ways:
-# trace-cmd report as it is, the kernel's own text output, and the events
-# stitched to their symbolized stacks by libtracefs-ext. Last, a flame
-# graph of the program's user and kernel stacks (trace-cmd record -T), drawn
-# by ustack-flame on the host: build/demo/flame.html, its path printed.
+# make demo: boot the ustack kernel in QEMU and record the sample program
+# (build/progs/ustack-sample, its getppid calls through a shared library, a
+# write and exit) once, with stock trace-cmd, deferred user stacks and the
+# kernel's stacks (-T): build/demo/demo.dat. The guest shows trace-cmd
+# report as it is, the kernel's own text output, and the events stitched by
+# libtracefs-ext. Then, on the host and of that same trace: a flame graph of
+# the user and kernel stacks (ustack-flame), a KernelShark screenshot with
+# the plugin (its marks, and the stack window a double click on one opens;
+# under Xvfb), and last trace-cmd report with the trace-cmd plugin, each
+# event with its symbolized user stack; the paths of the pictures at the end.
 set -eu -o pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$top/build/demo
@@ -17,12 +21,13 @@ trap 'rm -f "$log"' EXIT
 set -e
 cd /tmp
 T=/sys/kernel/tracing
-echo '### trace-cmd record -O user_stacktrace_deferred -e syscalls:sys_enter_getppid -F ustack-sample 2'
-trace-cmd record -q -o /tmp/demo.dat -O user_stacktrace_deferred \
-	-e syscalls:sys_enter_getppid -F $top/build/progs/ustack-sample 2
+echo '### trace-cmd record -T -O user_stacktrace_deferred -e getppid,write,exit_group -F ustack-sample 20 exit'
+trace-cmd record -q -o \$USTACK_RES/demo.dat -T -O user_stacktrace_deferred \
+	-e syscalls:sys_enter_getppid -e syscalls:sys_enter_write \
+	-e syscalls:sys_enter_exit_group -F $top/build/progs/ustack-sample 20 exit
 echo
 echo '### trace-cmd report (stock; the entries of user_stacktrace_deferred as they are)'
-trace-cmd report -i /tmp/demo.dat | tail -n 8
+trace-cmd report -i \$USTACK_RES/demo.dat | grep -v kernel_stack | grep -v '^ *=>' | tail -n 8
 echo
 echo '### the kernel text output (tracefs trace, frames as file+offset)'
 echo 1 > \$T/options/user_stacktrace_deferred
@@ -31,23 +36,34 @@ $top/build/progs/ustack-sample 1 > /dev/null
 echo 0 > \$T/tracing_on
 grep -v '^#' \$T/trace | grep -v user_unwind_file
 echo
-echo '### stitched and symbolized by libtracefs-ext (examples/stitch demo.dat)'
-$top/build/libtracefs-ext/examples/stitch /tmp/demo.dat
-echo
-echo '### for the flame graph: trace-cmd record -T (kernel stacks too), 20 calls'
-trace-cmd record -q -o \$USTACK_RES/flame.dat -T -O user_stacktrace_deferred \
-	-e syscalls:sys_enter_getppid -e syscalls:sys_enter_write \
-	-e syscalls:sys_enter_exit_group -F $top/build/progs/ustack-sample 20 exit
+echo '### stitched and symbolized by libtracefs-ext (examples/stitch demo.dat), the last events'
+$top/build/libtracefs-ext/examples/stitch \$USTACK_RES/demo.dat | tail -n 24
 echo demo-results: \$USTACK_RES
 " | tee "$log"
 res=$(sed -n 's/^demo-results: //p' "$log")
-[ -n "$res" ] && [ -f "$res/flame.dat" ] || { echo "demo: no trace for the flame graph" >&2; exit 1; }
+[ -n "$res" ] && [ -f "$res/demo.dat" ] || { echo "demo: no trace" >&2; exit 1; }
 mkdir -p "$out"
-mv "$res/flame.dat" "$out/flame.dat"
+mv "$res/demo.dat" "$out/demo.dat"
 rm -rf "$res"
 echo
-echo '### flame graph (build/flamegraph/ustack-flame -f html): user and kernel stacks'
+echo '### flame graph of build/demo/demo.dat (ustack-flame -f html): user and kernel stacks'
 "$top/build/flamegraph/ustack-flame" -v -t "ustack-sample: 20 getppid calls, a write, exit" \
-	-f html -o "$out/flame.html" "$out/flame.dat"
-"$top/build/flamegraph/ustack-flame" "$out/flame.dat"
-echo "flame graph: $out/flame.html"
+	-f html -o "$out/flame.html" "$out/demo.dat"
+"$top/build/flamegraph/ustack-flame" "$out/demo.dat"
+echo
+echo '### KernelShark with the plugin on build/demo/demo.dat, under Xvfb'
+shots=yes
+"$top/scripts/kshark-screenshot.sh" "$top/build/kernelshark-plugin/plugin-ustack.so" \
+	"$out/demo.dat" "$out" || shots=
+echo
+echo '### trace-cmd report -i build/demo/demo.dat with the trace-cmd plugin (the last events)'
+TRACEEVENT_PLUGIN_DIR=$top/build/trace-cmd-plugin trace-cmd report -i "$out/demo.dat" | tail -n 40
+echo
+echo "trace:                 $out/demo.dat"
+echo "flame graph:           $out/flame.html"
+if [ -n "$shots" ]; then
+	echo "KernelShark:           $out/kernelshark.png"
+	[ -s "$out/kernelshark-stack.png" ] && echo "its stack window:      $out/kernelshark-stack.png"
+else
+	echo "KernelShark:           no screenshot (see above)"
+fi

@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# kshark-screenshot.sh PLUGIN TRACE OUTDIR: KernelShark with the ustack
+# plugin on TRACE under Xvfb (no display needed), as make demo shows it:
+# OUTDIR/kernelshark.png, the window once the graphs are drawn with the
+# plugin's marks, and OUTDIR/kernelshark-stack.png, the stack window a
+# double click on the first mark of an event with a stack opens (xdotool,
+# at the place the plugin logs for the mark). Needs kernelshark, xvfb-run,
+# xdotool, xwd and convert (scripts/deps.sh installs them). As root,
+# KernelShark's settings are pre-seeded so that no question blocks it.
+set -u
+[ $# = 3 ] || { echo "usage: $0 PLUGIN TRACE OUTDIR" >&2; exit 2; }
+plugin=$(realpath "$1")
+trace=$(realpath "$2")
+out=$3
+for t in kernelshark xvfb-run xdotool xwd convert; do
+	command -v $t >/dev/null || { echo "$0: no $t (scripts/deps.sh installs it)" >&2; exit 1; }
+done
+mkdir -p "$out"
+out=$(realpath "$out")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/cache"
+printf '[General]\nnoRootWarn=true\n' > "$work/cache/setting.ini"
+
+cat > "$work/session.sh" <<'EOS'
+#!/bin/bash
+# inside xvfb-run: $1 plugin, $2 trace, $3 work dir, $4 output dir
+kernelshark -p "$1" "$2" >"$3/ks.out" 2>&1 &
+pid=$!
+win=$(timeout 60 xdotool search --sync --onlyvisible --name "Kernel Shark" | head -n 1)
+[ -n "$win" ] || { kill "$pid"; exit 1; }
+for i in $(seq 1 30); do
+	grep -q '^mark stack cpu' "$USTACK_KSHARK_LOG" 2>/dev/null && break
+	sleep 1
+done
+# the whole screen (no window manager places it); then drawn again, marks elsewhere
+n=$(grep -c '^mark stack cpu' "$USTACK_KSHARK_LOG")
+xdotool windowsize "$win" 1560 960
+for i in $(seq 1 20); do
+	[ "$(grep -c '^mark stack cpu' "$USTACK_KSHARK_LOG")" -gt "$n" ] && break
+	sleep 0.5
+done
+sleep 1
+xwd -id "$win" -silent | convert xwd:- png:"$4/kernelshark.png"
+xy=$(sed -n 's/^mark stack cpu [0-9]* at \([0-9]*\),\([0-9]*\) .*/\1 \2/p' "$USTACK_KSHARK_LOG" |
+     tail -n 1)
+if [ -n "$xy" ]; then
+	xdotool mousemove $xy
+	sleep 0.3
+	xdotool click --repeat 2 --delay 80 1
+	sw=$(timeout 10 xdotool search --sync --onlyvisible --name "^User stack$" | head -n 1)
+	sleep 1
+	# the window itself: the root window shows it black over KernelShark's OpenGL window
+	[ -n "$sw" ] && xwd -id "$sw" -silent | convert xwd:- png:"$4/kernelshark-stack.png"
+fi
+kill "$pid"
+wait "$pid"
+exit 0
+EOS
+chmod +x "$work/session.sh"
+export KS_USER_CACHE_DIR=$work/cache USTACK_KSHARK_LOG=$work/log
+timeout 150 xvfb-run -a -s '-screen 0 1600x1000x24' "$work/session.sh" "$plugin" "$trace" \
+	"$work" "$out" >"$work/xvfb.out" 2>&1
+[ -s "$out/kernelshark.png" ] || {
+	echo "$0: no screenshot: $(tail -n 3 "$work/ks.out" "$work/xvfb.out" 2>/dev/null)" >&2
+	exit 1
+}
+exit 0
