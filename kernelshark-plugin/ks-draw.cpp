@@ -86,8 +86,9 @@ KsuMark *ksu_mark(const KsPlot::Graph *graph, int bin, bool lost, const kshark_e
 }
 
 /*
- * Where a mark is on the screen, for a test that double-clicks it: the
- * graphs are drawn in pixels of KernelShark's OpenGL widget. Logged only.
+ * Where a mark is on the screen (the last of its kind drawn on a CPU graph),
+ * for a test that double-clicks it: the graphs are drawn in pixels of
+ * KernelShark's OpenGL widget. Logged only.
  */
 void ksu_log_mark(const KsuMark *m, bool lost, int cpu)
 {
@@ -127,7 +128,7 @@ extern "C" void ksu_draw(struct kshark_cpp_argv *argv_c, int sd, int val, int dr
 	struct kshark_trace_histo *histo = argv->_histo;
 	const KsPlot::Graph *graph = argv->_graph;
 	int last_bin[2] = { -1, -1 };
-	KsuMark *first_mark[2] = { nullptr, nullptr };
+	KsuMark *last_mark[2] = { nullptr, nullptr };
 	size_t first, end, i, marks = 0;
 	const struct ustack_info *info;
 
@@ -158,8 +159,7 @@ extern "C" void ksu_draw(struct kshark_cpp_argv *argv_c, int sd, int val, int dr
 			continue;
 		last_bin[lost] = bin;
 		argv->_shapes->push_front(ksu_mark(graph, bin, lost, e));
-		if (!first_mark[lost])
-			first_mark[lost] = static_cast<KsuMark *>(argv->_shapes->front());
+		last_mark[lost] = static_cast<KsuMark *>(argv->_shapes->front());
 		marks++;
 	}
 	if (!marks)
@@ -167,8 +167,8 @@ extern "C" void ksu_draw(struct kshark_cpp_argv *argv_c, int sd, int val, int dr
 	ksu_log("draw %s %d: %zu marks", draw_action & KSHARK_CPU_DRAW ? "cpu" : "task", val, marks);
 	if (draw_action & KSHARK_CPU_DRAW) {
 		for (i = 0; i < 2; i++) {
-			if (first_mark[i])
-				ksu_log_mark(first_mark[i], i, val);
+			if (last_mark[i])
+				ksu_log_mark(last_mark[i], i, val);
 		}
 	}
 }

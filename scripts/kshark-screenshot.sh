@@ -5,7 +5,7 @@
 # plugin on TRACE under Xvfb (no display needed), as make demo shows it:
 # OUTDIR/kernelshark.png, the window once the graphs are drawn with the
 # plugin's marks, and OUTDIR/kernelshark-stack.png, the stack window a
-# double click on the first mark of an event with a stack opens (xdotool,
+# double click on the last mark of an event with a stack opens (xdotool,
 # at the place the plugin logs for the mark). Needs kernelshark, xvfb-run,
 # xdotool, xwd and convert (scripts/deps.sh installs them). As root,
 # KernelShark's settings are pre-seeded so that no question blocks it.

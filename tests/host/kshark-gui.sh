@@ -45,7 +45,7 @@ for i in $(seq 1 30); do
 done
 sleep 1
 xwd -root -silent | convert xwd:- png:"$4/window.png"
-# a double click on the first mark of an event with a stack, where the
+# a double click on the last mark of an event with a stack, where the
 # plugin says it drew it on the screen
 xy=$(sed -n 's/^mark stack cpu [0-9]* at \([0-9]*\),\([0-9]*\) offset [0-9]*$/\1 \2/p' \
 	"$USTACK_KSHARK_LOG" | tail -n 1)
