@@ -11,6 +11,7 @@
 #ifndef _USTACK_LOCAL_H
 #define _USTACK_LOCAL_H
 
+#include <stdint.h>
 #include <sys/stat.h>
 #include <elfutils/libdwfl.h>
 #include "ustack.h"
@@ -34,28 +35,50 @@ struct ustack_segment {
 	bool			exec;
 };
 
+/* A symbol found at an address: name NULL when there is none. */
+struct ustack_sym_info {
+	unsigned long long	start;
+	const char		*name;		/* demangled, or in the symbol table */
+	const char		*file;		/* the file the symbol came from */
+};
+
 /* A looked up address of a file, kept for the next lookup of it. */
 struct ustack_hit {
 	unsigned long long	addr;		/* the address looked up */
-	unsigned long long	start;		/* of the symbol; name NULL: none */
-	const char		*name;		/* demangled, or in the symbol table */
-	const char		*file;		/* the file the symbol came from */
-	bool			owned;		/* name is malloc()ed */
+	struct ustack_sym_info	sym;		/* owned by the file's symtab */
 	bool			used;
 };
 
-/* A sized symbol found: [start, end) answers without libdwfl. */
-struct ustack_range {
-	unsigned long long	start;
-	unsigned long long	end;
-	const char		*name;		/* owned by the hit that found it */
-	const char		*file;
+#define USTACK_SYMTAB_ELVES	4
+
+struct ustack_sym;
+struct ustack_span;
+
+/*
+ * The code symbols of a module, sorted by address (ustack-symtab.c): built
+ * on the first lookup; sized ones flattened into disjoint spans, sizeless
+ * ones (labels) apart.
+ */
+struct ustack_symtab {
+	struct ustack_sym	*syms;
+	size_t			nr_syms;
+	struct ustack_span	*spans;
+	size_t			nr_spans;
+	uint32_t		*labels;	/* indexes into syms */
+	size_t			nr_labels;
+	struct {
+		Elf		*elf;		/* the main file, the debug file, ... */
+		GElf_Addr	bias;
+		const char	*file;		/* its name, for ustack_symbol.file */
+	} elves[USTACK_SYMTAB_ELVES];
+	unsigned int		nr_elves;
+	bool			built;
 };
 
 /*
  * One mapped file as the symbolizer knows it: keyed by path and build-id (as
  * asked for). dwfl is NULL when nothing could be read; segs place file offsets;
- * hits caches lookups (libdwfl searches its symbol table linearly).
+ * symtab answers lookups in O(log n), hits keeps each answer by address.
  */
 struct ustack_file {
 	struct ustack_file	*next;
@@ -73,9 +96,7 @@ struct ustack_file {
 	struct ustack_hit	*hits;		/* hits_size slots, a power of two */
 	size_t			hits_size;
 	size_t			nr_hits;
-	struct ustack_range	*ranges;	/* sized symbols found, by address */
-	size_t			nr_ranges;
-	size_t			ranges_size;
+	struct ustack_symtab	symtab;		/* the code symbols, sorted */
 	char			path[];
 };
 
@@ -132,7 +153,12 @@ const struct ustack_segment *ustack_file_segment(const struct ustack_file *f,
 						 unsigned long long offset) __hidden;
 int ustack_file_report(struct ustack_file *f, Elf *elf, int fd, char *name) __hidden;
 
-/* ustack-hits.c: symbols of a file by address, through libdwfl and a cache */
+/* ustack-symtab.c: the code symbols of a file's module, sorted once */
+int ustack_symtab_find(struct ustack_file *f, unsigned long long addr,
+		       struct ustack_sym_info *found) __hidden;
+void ustack_symtab_clear(struct ustack_file *f) __hidden;
+
+/* ustack-hits.c: symbols of a file by address, kept */
 const struct ustack_hit *ustack_file_symbol(struct ustack_file *f,
 					    unsigned long long addr) __hidden;
 void ustack_hits_free(struct ustack_file *f) __hidden;

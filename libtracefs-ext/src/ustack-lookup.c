@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * Looking up one frame: file offset to link-time address (the file's PT_LOAD
- * segments), address to symbol (libdwfl, ustack-hits.c), and the result as
+ * segments), address to symbol (ustack-hits.c, ustack-symtab.c), and the result as
  * text.
  */
 #include <errno.h>
@@ -87,11 +87,11 @@ int ustack_symbolizer_lookup(struct ustack_symbolizer *sym, const char *path,
 	if (!hit)
 		return -1;
 	/* a symbol never reaches into the next segment, whatever its section says */
-	if (!hit->name || hit->start < seg->vaddr)
+	if (!hit->sym.name || hit->sym.start < seg->vaddr)
 		return 0;
-	symbol->file = hit->file;
-	symbol->name = hit->name;
-	symbol->sym_offset = symbol->addr - hit->start;
+	symbol->file = hit->sym.file;
+	symbol->name = hit->sym.name;
+	symbol->sym_offset = symbol->addr - hit->sym.start;
 	symbol->resolved = true;
 	return 0;
 }

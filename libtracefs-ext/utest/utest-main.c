@@ -139,6 +139,7 @@ int main(void)
 		return 1;
 	}
 	utest_symbolize_register();
+	utest_symtab_register();
 	utest_debug_file_register();
 	utest_damage_register();
 	utest_elf32_register();

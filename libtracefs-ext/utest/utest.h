@@ -37,6 +37,7 @@ void utest_source_register(void);
 void utest_names_register(void);
 void utest_index_register(void);
 void utest_layout_register(void);
+void utest_symtab_register(void);
 
 /* Mark the running test skipped; the test then returns by itself. */
 void utest_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
