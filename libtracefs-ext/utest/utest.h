@@ -38,6 +38,7 @@ void utest_names_register(void);
 void utest_index_register(void);
 void utest_layout_register(void);
 void utest_symtab_register(void);
+void utest_symtab_dwfl_register(void);
 
 /* Mark the running test skipped; the test then returns by itself. */
 void utest_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The sorted symbol index (src/ustack-symtab.c) against libdwfl itself, on
+ * real files of this machine: the C library this test runs with (with its
+ * separate debug file when one is installed, as Debian's libc6-dbg puts it
+ * in /usr/lib/debug) and python3 (a large .dynsym). For a sample of the code
+ * symbols of each, addresses at the start, in the middle, at the last byte
+ * and just past the end are looked up both ways: by
+ * ustack_symbolizer_lookup() and by dwfl_module_addrinfo() on a Dwfl of the
+ * test's own, which reads the same symbol table.
+ *
+ * The answers must be equal (name and offset), but for the differences the
+ * index makes on purpose (ustack-symbolizer(3)), each counted and shown:
+ *  - nested: where sized symbols nest, the index takes the innermost, which
+ *    libdwfl takes only when it is not a local symbol inside a global one;
+ *  - data: libdwfl may answer with a data symbol, which is not code: the
+ *    index answers with the code symbol there, or nothing;
+ *  - segment: no symbol reaches into another segment than its own.
+ * Anything else fails the test. A file that is not there is a skip.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <elfutils/libdwfl.h>
+
+#include "fixture-env.h"
+
+#define SUITE		"symtab-dwfl"
+/* symbols sampled per file: libdwfl searches its table linearly per lookup */
+#define UT_SAMPLES	4000
+
+struct ut_tally {
+	unsigned long	probes;
+	unsigned long	equal;
+	unsigned long	nested;
+	unsigned long	data;
+	unsigned long	segment;
+	unsigned long	wrong;
+};
+
+/* The reference: a Dwfl on one file, with libdwfl's own debug file search. */
+struct ut_ref {
+	Dwfl		*dwfl;
+	Dwfl_Module	*mod;
+	Elf		*elf;		/* the main file */
+	GElf_Addr	bias;
+	char		*debuginfo_path;
+};
+
+static int ut_ref_open(struct ut_ref *ref, const char *path, const char *debug_root)
+{
+	static Dwfl_Callbacks cb = {
+		.find_elf = dwfl_build_id_find_elf,
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+	};
+
+	memset(ref, 0, sizeof(*ref));
+	/* libdwfl's format: no CRC check ("-"), then the debug root */
+	if (asprintf(&ref->debuginfo_path, "-:.debug:%s", debug_root) < 0)
+		return -1;
+	cb.debuginfo_path = &ref->debuginfo_path;
+	ref->dwfl = dwfl_begin(&cb);
+	if (!ref->dwfl)
+		return -1;
+	dwfl_report_begin(ref->dwfl);
+	ref->mod = dwfl_report_elf(ref->dwfl, path, path, -1, 0, false);
+	dwfl_report_end(ref->dwfl, NULL, NULL);
+	if (!ref->mod)
+		return -1;
+	ref->elf = dwfl_module_getelf(ref->mod, &ref->bias);
+	return ref->elf && dwfl_module_getsymtab(ref->mod) > 1 ? 0 : -1;
+}
+
+static void ut_ref_close(struct ut_ref *ref)
+{
+	if (ref->dwfl)
+		dwfl_end(ref->dwfl);
+	free(ref->debuginfo_path);
+}
+
+/* The rules of the index for what is code (ustack-symtab.c). */
+static bool ut_is_code(const GElf_Sym *sym, Elf *elf, GElf_Word shndx, const char *name)
+{
+	unsigned char type = GELF_ST_TYPE(sym->st_info);
+	GElf_Shdr shdr;
+	Elf_Scn *scn;
+	size_t n;
+
+	if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
+		return false;
+	if (shndx == SHN_UNDEF || !name || !*name || *name == '$')
+		return false;
+	if (!elf || elf_getshdrnum(elf, &n) || !n)
+		return true;
+	scn = elf_getscn(elf, shndx);
+	return scn && gelf_getshdr(scn, &shdr) &&
+	       (shdr.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) == (SHF_ALLOC | SHF_EXECINSTR);
+}
+
+/* The PT_LOAD segment of the main file holding link-time address @a; false if none. */
+static bool ut_segment(Elf *elf, GElf_Addr a, GElf_Phdr *seg)
+{
+	size_t i, n;
+
+	if (elf_getphdrnum(elf, &n))
+		return false;
+	for (i = 0; i < n; i++) {
+		if (gelf_getphdr(elf, i, seg) && seg->p_type == PT_LOAD &&
+		    a >= seg->p_vaddr && a - seg->p_vaddr < seg->p_filesz)
+			return true;
+	}
+	return false;
+}
+
+/* Is @a inside the sized symbol of @ref named @name, starting at @start? */
+static bool ut_ref_contains(struct ut_ref *ref, const char *name, GElf_Addr start, GElf_Addr a)
+{
+	int i, n = dwfl_module_getsymtab(ref->mod);
+	GElf_Addr value;
+	const char *s;
+	GElf_Sym sym;
+
+	for (i = 1; i < n; i++) {
+		s = dwfl_module_getsym_info(ref->mod, i, &sym, &value, NULL, NULL, NULL);
+		if (s && value == start && sym.st_size && !strcmp(s, name))
+			return a - start < sym.st_size;
+	}
+	return false;
+}
+
+/* Look @a up both ways and count the outcome; show the first few that differ. */
+static void ut_probe(struct ut_ref *ref, struct ustack_symbolizer *sym, const char *path,
+		     GElf_Addr a, struct ut_tally *t)
+{
+	GElf_Addr link = a - ref->bias, bias;
+	GElf_Phdr seg, sym_seg;
+	struct ustack_symbol s;
+	const char *name;
+	GElf_Word shndx;
+	GElf_Off off;
+	GElf_Sym rs;
+	Elf *elf = NULL;
+	bool code;
+
+	if (!ut_segment(ref->elf, link, &seg))
+		return;
+	if (!utest_lookup(sym, path, NULL, 0, link - seg.p_vaddr + seg.p_offset, &s))
+		return;
+	t->probes++;
+	name = dwfl_module_addrinfo(ref->mod, a, &off, &rs, &shndx, &elf, &bias);
+	code = name && ut_is_code(&rs, elf, shndx, name);
+	if (code && s.resolved && !strcmp(s.name, name) && s.sym_offset == off) {
+		t->equal++;
+		return;
+	}
+	if (!code && !name && !s.resolved) {
+		t->equal++;
+		return;
+	}
+	if (name && !code) {
+		t->data++;
+		return;
+	}
+	if (code && !s.resolved && ut_segment(ref->elf, link - off, &sym_seg) &&
+	    sym_seg.p_vaddr != seg.p_vaddr) {
+		t->segment++;
+		return;
+	}
+	/* the index's symbol starts later inside libdwfl's, and holds a */
+	if (code && s.resolved && s.sym_offset < off && rs.st_size && off < rs.st_size &&
+	    ut_ref_contains(ref, s.name, a - s.sym_offset, a)) {
+		t->nested++;
+		return;
+	}
+	if (t->wrong++ < 5)
+		UT_CHECK(false, "%s: %#llx: index %s+%#llx, libdwfl %s+%#llx%s", path,
+			 (unsigned long long)link, s.resolved ? s.name : "none", s.sym_offset,
+			 name ? name : "none", (unsigned long long)(name ? off : 0),
+			 code || !name ? "" : " (not code)");
+}
+
+static void ut_compare(const char *path, const char *debug_root, const char *want_debug)
+{
+	struct ustack_symbolizer *sym;
+	struct ut_tally t = { 0 };
+	const char *debug_file = NULL;
+	struct ut_ref ref;
+	GElf_Addr value;
+	GElf_Word shndx;
+	GElf_Sym rs;
+	int i, n, step;
+	Elf *elf;
+	const char *name;
+
+	if (access(path, R_OK)) {
+		utest_skip("%s: %s", path, strerror(errno));
+		return;
+	}
+	if (!UT_CHECK(!ut_ref_open(&ref, path, debug_root), "%s: libdwfl: %s", path,
+		      dwfl_errmsg(-1)))
+		goto out_ref;
+	dwfl_module_info(ref.mod, NULL, NULL, NULL, NULL, NULL, NULL, &debug_file);
+	if (want_debug && !debug_file) {
+		utest_skip("%s: no debug file in %s", path, debug_root);
+		goto out_ref;
+	}
+	sym = utest_symbolizer(debug_root);
+	if (!sym)
+		goto out_ref;
+	ustack_symbolizer_set_flags(sym, USTACK_SYMBOLIZE_MANGLED);
+
+	n = dwfl_module_getsymtab(ref.mod);
+	step = n / UT_SAMPLES > 1 ? n / UT_SAMPLES : 1;
+	for (i = 1; i < n; i += step) {
+		elf = NULL;
+		name = dwfl_module_getsym_info(ref.mod, i, &rs, &value, &shndx, &elf, NULL);
+		if (!name || !ut_is_code(&rs, elf, shndx, name))
+			continue;
+		ut_probe(&ref, sym, path, value, &t);
+		ut_probe(&ref, sym, path, value + rs.st_size / 2, &t);
+		if (rs.st_size) {
+			ut_probe(&ref, sym, path, value + rs.st_size - 1, &t);
+			ut_probe(&ref, sym, path, value + rs.st_size, &t);
+		} else {
+			ut_probe(&ref, sym, path, value + 1, &t);
+		}
+	}
+	ustack_symbolizer_free(sym);
+	printf("  %s%s%s: %lu addresses, %lu equal; by design: %lu nested, %lu data, %lu segment\n",
+	       path, debug_file ? " with " : "", debug_file ? debug_file : "", t.probes, t.equal,
+	       t.nested, t.data, t.segment);
+	UT_CHECK(t.probes >= 100, "%s: only %lu addresses compared", path, t.probes);
+	UT_CHECK(!t.wrong, "%s: %lu of %lu addresses differ from libdwfl", path, t.wrong,
+		 t.probes);
+	/* the differences by design are rare: most answers must be libdwfl's own */
+	UT_CHECK(t.equal * 10 >= t.probes * 9, "%s: only %lu of %lu equal", path, t.equal,
+		 t.probes);
+out_ref:
+	ut_ref_close(&ref);
+}
+
+/* The path of the C library this process runs with. */
+static int ut_libc_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	const char *base = strrchr(info->dlpi_name, '/');
+
+	(void)size;
+	if (base && !strncmp(base, "/libc.so.", 9)) {
+		snprintf(data, PATH_MAX, "%s", info->dlpi_name);
+		return 1;
+	}
+	return 0;
+}
+
+/* Its own .dynsym. */
+static void test_libc(void)
+{
+	char path[PATH_MAX] = "";
+
+	dl_iterate_phdr(ut_libc_cb, path);
+	if (!*path) {
+		utest_skip("no libc.so.* mapped");
+		return;
+	}
+	ut_compare(path, fx.empty_dir, NULL);
+}
+
+/* Its .symtab, from the debug file (libc6-dbg). */
+static void test_libc_debug(void)
+{
+	char path[PATH_MAX] = "";
+
+	dl_iterate_phdr(ut_libc_cb, path);
+	if (!*path) {
+		utest_skip("no libc.so.* mapped");
+		return;
+	}
+	ut_compare(path, "/usr/lib/debug", "debug file");
+}
+
+static void test_python3(void)
+{
+	char *path = realpath("/usr/bin/python3", NULL);
+
+	if (!path) {
+		utest_skip("/usr/bin/python3: %s", strerror(errno));
+		return;
+	}
+	ut_compare(path, fx.empty_dir, NULL);
+	free(path);
+}
+
+void utest_symtab_dwfl_register(void)
+{
+	CU_pSuite suite = CU_add_suite(SUITE, utest_fixture_setup, utest_fixture_cleanup);
+
+	if (!suite)
+		return;
+	CU_add_test(suite, "libc", test_libc);
+	CU_add_test(suite, "libc_debug", test_libc_debug);
+	CU_add_test(suite, "python3", test_python3);
+}
