@@ -338,6 +338,18 @@ static struct up_fields *up_entry_fields(struct up_plugin *plugin, unsigned int 
 	return fields;
 }
 
+/*
+ * Are the @len bytes at @field's offset inside @record? The formats are the
+ * trace file's own: an offset or size can be anything libtraceevent parsed
+ * into an int, negative too.
+ */
+static bool up_field_fits(const struct tep_format_field *field, long long len,
+			  const struct tep_record *record)
+{
+	return field && field->offset >= 0 && len >= 0 && record->size >= 0 &&
+	       field->offset + len <= record->size;
+}
+
 /* A number field of a record; 0 when the entry has no such field or the record is short. */
 static unsigned long long up_num(const struct up_fields *fields, unsigned int i,
 				 const struct tep_record *record)
@@ -345,7 +357,7 @@ static unsigned long long up_num(const struct up_fields *fields, unsigned int i,
 	const struct tep_format_field *field = fields->field[i];
 	unsigned long long val = 0;
 
-	if (!field || field->offset + field->size > record->size)
+	if (!up_field_fits(field, field ? field->size : 0, record))
 		return 0;
 	tep_read_number_field((struct tep_format_field *)field, record->data, &val);
 	return val;
@@ -391,6 +403,10 @@ static int up_cookie_handler(struct trace_seq *s, struct tep_record *record,
 	return 0;
 }
 
+/* The longest text of a stack entry: 64-bit numbers (a trace's format may say so), all flags. */
+#define UP_STACK_TEXT_MAX	(sizeof("cookie=0x frames= truncated no-stack next=0x") + \
+				 16 + 20 + 16)
+
 static int up_stack_handler(struct trace_seq *s, struct tep_record *record,
 			    struct tep_event *event, void *context)
 {
@@ -400,7 +416,7 @@ static int up_stack_handler(struct trace_seq *s, struct tep_record *record,
 	unsigned int flags = up_num(f, UP_F_FLAGS, record);
 	struct up_plugin *plugin = context;
 	const struct up_result *res;
-	char buf[96], *p = buf;
+	char buf[UP_STACK_TEXT_MAX], *p = buf;
 
 	up_wrap_all(plugin);
 	p = up_put_str(p, "cookie=0x");
@@ -438,15 +454,15 @@ static int up_file_handler(struct trace_seq *s, struct tep_record *record,
 
 	up_wrap_all(plugin);
 	trace_seq_printf(s, "id=%llu", up_num(f, UP_F_ID, record));
-	if (plugin->raw && bid && bid_size <= (unsigned int)bid->size &&
-	    bid->offset + bid_size <= (unsigned int)record->size) {
+	if (plugin->raw && bid && bid->size >= 0 && bid_size <= (unsigned int)bid->size &&
+	    up_field_fits(bid, bid_size, record)) {
 		trace_seq_puts(s, " build_id=");
 		for (i = 0; i < bid_size; i++)
 			trace_seq_printf(s, "%02x", data[bid->offset + i]);
 	}
-	if (path && path->offset < record->size)
+	if (up_field_fits(path, 0, record))
 		len = strnlen((const char *)data + path->offset, record->size - path->offset);
-	trace_seq_printf(s, " path=%.*s", len, path ? (const char *)data + path->offset : "");
+	trace_seq_printf(s, " path=%.*s", len, len ? (const char *)data + path->offset : "");
 	return 0;
 }
 

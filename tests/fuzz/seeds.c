@@ -4,11 +4,12 @@
  * the frame encoder of utest/trace-env.c (the kernel's encoding), the
  * scenarios of the stitcher tests written in the stitch target's input
  * format, and the symbolizer fixtures (fixture.so, its stripped copy and
- * debug file).
+ * debug file), and the kernel's user_unwind_* formats with an entry of
+ * each kind for the entries' printers.
  *
  *   seeds CORPUS-DIR FIXTURE-DIR
  *
- * writes CORPUS-DIR/{stitch,decode,symbolize}/seed-*.
+ * writes CORPUS-DIR/{stitch,decode,symbolize,entries}/seed-*.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -334,6 +335,76 @@ static void symbolize_seeds(const char *fixtures)
 	sym_seed("debuglink32", 1, zero, &stripped, &debug);
 }
 
+/* ---- entries: see fuzz-entries.c for the format ---- */
+
+enum { E_COOKIE, E_NEXT, E_NR, E_FLAGS, E_ID, E_PATH, E_BUILD_ID, E_BUILD_ID_SIZE };
+
+/* A field: a number (kind 0), an array of u8 (1) or char[] of size 0 (2). */
+static void en_field(struct seed *s, unsigned int kind, unsigned int offset, unsigned int size)
+{
+	put8(s, kind);
+	put16(s, offset);
+	put8(s, size);
+	put8(s, 0);
+}
+
+/* The user_unwind_* formats of the 6.12 series (utest/formats/ustack-6.12.formats). */
+static void en_formats(struct seed *s)
+{
+	put8(s, 1 << E_COOKIE);
+	en_field(s, 0, 8, 8);
+	put8(s, 1 << E_COOKIE | 1 << E_NEXT | 1 << E_NR | 1 << E_FLAGS);
+	en_field(s, 0, 8, 8);
+	en_field(s, 0, 16, 8);
+	en_field(s, 0, 24, 2);
+	en_field(s, 0, 26, 2);
+	put8(s, 1 << E_ID | 1 << E_PATH | 1 << E_BUILD_ID | 1 << E_BUILD_ID_SIZE);
+	en_field(s, 0, 8, 4);
+	en_field(s, 2, 36, 0);
+	en_field(s, 1, 16, 20);
+	en_field(s, 0, 12, 4);
+}
+
+/* A record: which entry (3: sys_enter_getppid), then the bytes after common_type. */
+static void en_record(struct seed *s, unsigned int which, const void *fields, size_t len)
+{
+	static const unsigned char common[6] = { 0, 0, 0x39, 0x30, 0, 0 };	/* pid 12345 */
+
+	put8(s, which);
+	put16(s, sizeof(common) + len);
+	put(s, common, sizeof(common));
+	put(s, fields, len);
+}
+
+static void entries_seeds(void)
+{
+	static const unsigned char cookie[8] = { 1, 0, 0, 0, 3 };
+	static const unsigned char stack[20] = { 1, 0, 0, 0, 3, 0, 0, 0, 1, 0, 0, 0, 5, 0, 0, 0,
+						 7, 0, 1, 0 };
+	unsigned char file[28 + sizeof("/usr/lib/libc.so.6")] = { 3, 0, 0, 0, 20 };
+	static const unsigned char nr[4] = { 0x6e, 0 };
+	unsigned int mode, i;
+	struct seed s;
+
+	for (i = 0; i < 20; i++)
+		file[8 + i] = 0xb0 + i;
+	memcpy(file + 28, "/usr/lib/libc.so.6", sizeof("/usr/lib/libc.so.6"));
+	/* as the kernel writes them, then with ustack_raw */
+	for (mode = 0; mode < 2; mode++) {
+		s.len = 0;
+		put8(&s, mode);
+		en_formats(&s);
+		en_record(&s, 0, cookie, sizeof(cookie));
+		en_record(&s, 3, nr, sizeof(nr));
+		en_record(&s, 2, file, sizeof(file));
+		en_record(&s, 1, stack, sizeof(stack));
+		/* cut short: the fields past the end read as missing */
+		en_record(&s, 1, stack, 6);
+		en_record(&s, 2, file, 30);
+		save("entries", mode ? "raw" : "kernel", &s);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -344,5 +415,6 @@ int main(int argc, char **argv)
 	stitch_seeds();
 	decode_seeds();
 	symbolize_seeds(argv[2]);
+	entries_seeds();
 	return 0;
 }

@@ -19,7 +19,7 @@ mkdir -p "$artifacts"
 # The last lines of a libFuzzer log that say what went wrong.
 why() { grep -E 'ERROR|SUMMARY|runtime error|Test unit written' "$1" | head -n 3 | tr '\n' ' '; }
 
-for t in stitch decode symbolize sframe; do
+for t in stitch decode symbolize sframe entries; do
 	fuzzer=$bin/fuzz-$t
 	if [ ! -x "$fuzzer" ]; then
 		fail "fuzz $t" "${fuzzer#"$USTACK_TOP"/} not built (make -C tests/fuzz)"
