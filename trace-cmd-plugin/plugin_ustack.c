@@ -208,6 +208,17 @@ static bool up_is_ours(tep_event_handler_func func)
 	return false;
 }
 
+/*
+ * ftrace's kernel_stack and user_stack entries are part of the event before
+ * them (trace-cmd record -T, options/userstacktrace), not events of their
+ * own: the user stack prints under that event only, not again under them.
+ */
+static bool up_is_stack_entry(const struct tep_event *event)
+{
+	return !strcmp(event->system, "ftrace") &&
+	       (!strcmp(event->name, "kernel_stack") || !strcmp(event->name, "user_stack"));
+}
+
 /* The event as it printed without this plugin: its own handler, or its print format. */
 static void up_print_info(struct trace_seq *s, struct tep_record *record, struct tep_event *event,
 			  tep_event_handler_func prev, void *prev_context)
@@ -305,7 +316,7 @@ static void up_wrap_all(struct up_plugin *plugin)
 		return;
 	events = tep_list_events(plugin->tep, TEP_EVENT_SORT_ID);
 	for (i = 0; events && events[i]; i++) {
-		if (!up_is_ours(events[i]->handler))
+		if (!up_is_ours(events[i]->handler) && !up_is_stack_entry(events[i]))
 			up_hook_event(plugin, events[i]->system, events[i]->name);
 	}
 }
@@ -589,6 +600,8 @@ static bool up_plugin_open_ahead(struct up_plugin *plugin)
 	/* the events of the file get the handler as report parses them */
 	events = tep_list_events(up_buffers_tep(plugin->bufs), TEP_EVENT_SORT_ID);
 	for (i = 0; events && events[i]; i++) {
+		if (up_is_stack_entry(events[i]))
+			continue;
 		if (strcmp(events[i]->system, "ftrace") ||
 		    strncmp(events[i]->name, "user_unwind_", 12))
 			up_hook_event(plugin, events[i]->system, events[i]->name);

@@ -183,6 +183,34 @@ else
 	check "damaged trace file: said, no crash" said $? 'plugin_ustack: cannot read the trace file'
 fi
 
+# -- with a kernel stack entry after each event (trace-cmd record -T): the
+# user stack under the event, not again under its kernel stack entry
+if trace-cmd convert -i "$DAT" -o "$work/src6.dat" --file-version 6 --compression none \
+	>/dev/null 2>&1 &&
+   python3 "$USTACK_TOP/tests/fixtures/make-buffers-fixture.py" "$work/src6.dat" \
+	"$work/kstacks.dat" --kernel-stacks; then
+	report -O ustack_debug_dir="$work/debug" -i "$work/kstacks.dat" > "$work/out"
+	stacks "$work/out" > "$work/stacks"
+	n=$(wc -l < "$work/stacks")
+	k=$(grep -c ' kernel_stack: ' "$work/out")
+	# user frames (" => ") after a kernel_stack line, before the next event's line
+	under=$(awk '/\[[0-9]+\] +[0-9.]+: / { k = / kernel_stack: /; next }
+		     /^ => / { if (k) n++ } END { print n + 0 }' "$work/out")
+	bad=
+	while IFS='|' read -r ev frames; do
+		syms=$(first6 "$(echo "$frames" | tr ' ' '\n' | sed 's/+0x.*//' | tr '\n' ' ')")
+		[ "$syms" = "$CHAIN" ] || bad="$ev: '$syms'"
+	done < "$work/stacks"
+	if [ "$n" = 4 ] && [ "$k" = 4 ] && [ "$under" = 0 ] && [ -z "$bad" ]; then
+		pass "kernel stack entries (-T): user stacks under the 4 events only"
+	else
+		fail "kernel stack entries (-T): user stacks under the 4 events only" \
+			"$n events with stacks, $k kernel stacks, $under user frames under them $bad"
+	fi
+else
+	fail "kernel stack entries (-T): user stacks under the 4 events only" "could not make the trace"
+fi
+
 # -- valgrind, when installed: no errors, nothing definitely lost
 if command -v valgrind >/dev/null; then
 	if TRACEEVENT_PLUGIN_DIR=$PLUGIN_DIR valgrind -q --error-exitcode=99 \
