@@ -16,6 +16,10 @@
  * same without the command names, every task's stacks together. An event
  * whose stack was lost or is unknown counts as "[stack lost]" or
  * "[stack unknown]"; events without a stack do not count.
+ *
+ * ftrace's kernel_stack and user_stack entries (trace-cmd record -T,
+ * options/userstacktrace) are part of the event before them: they print
+ * after its user stack, with none of their own, and do not count with -f.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,6 +89,13 @@ static char *fold_text(const struct ustack_stack *stack, struct ustack_symbolize
 	if (what)
 		snprintf(text + len, size - len, "%s%s", len ? ";" : "", what);
 	return text;
+}
+
+/* ftrace's kernel_stack or user_stack entry: part of the event before it. */
+static bool is_stack_entry(const struct tep_event *event)
+{
+	return !strcmp(event->system, "ftrace") &&
+	       (!strcmp(event->name, "kernel_stack") || !strcmp(event->name, "user_stack"));
 }
 
 /* Note an event's folded stack; they are counted at the end. */
@@ -160,6 +171,8 @@ static int print_event(struct tep_event *event, struct tep_record *record, int c
 
 	if (!event)
 		return 0;
+	if (ctx->fold != FOLD_NONE && is_stack_entry(event))
+		return 0;
 	if (ctx->fold != FOLD_NONE) {
 		fold_event(ctx, event, record, info);
 		return 0;
@@ -170,6 +183,8 @@ static int print_event(struct tep_event *event, struct tep_record *record, int c
 			TEP_PRINT_NAME, TEP_PRINT_INFO);
 	trace_seq_terminate(&ctx->seq);
 	fputs(ctx->seq.buffer, stdout);
+	if (is_stack_entry(event))
+		return 0;
 
 	switch (info->state) {
 	case USTACK_STATE_STACK:

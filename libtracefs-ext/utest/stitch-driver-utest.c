@@ -27,8 +27,17 @@ static const struct ut_frame ut_p_frames[] = { { 1, 0x1127 }, { 1, 0x1150 }, { 0
 static const char ut_p_text[] =
 	"  => /lib/libsample.so+0x1127\n  => /lib/libsample.so+0x1150\n  => 0x7ffd00\n";
 
-/* The trace as pages of two CPUs. */
-static bool ut_build(struct ut_pages cpus[2])
+/* Kernel symbols and stacks of the trace made with them (trace-cmd record -T). */
+static const char ut_kallsyms[] =
+	"ffffffff81000000 T entry_SYSCALL_64\nffffffff81000400 T do_syscall_64\n"
+	"ffffffff81000c00 T __x64_sys_getppid\nffffffff81001000 T _etext\n";
+static const unsigned long long ut_kstack_p[] = {
+	0xffffffff81000c08ULL, 0xffffffff81000410ULL, 0xffffffff81000040ULL,
+};
+static const unsigned long long ut_kstack_q[] = { 0xffffffff81000410ULL, 0xffffffff81000040ULL };
+
+/* The trace as pages of two CPUs; with kstacks, a kernel stack entry after each event. */
+static bool ut_build_kstacks(struct ut_pages cpus[2], bool kstacks)
 {
 	unsigned char rec[256], enc[64];
 	bool ok = true;
@@ -37,9 +46,19 @@ static bool ut_build(struct ut_pages cpus[2])
 	memset(cpus, 0, 2 * sizeof(*cpus));
 	ok &= ut_pages_add(&cpus[0], 1000, rec, ut_rec_cookie(rec, P, K1), false);
 	ok &= ut_pages_add(&cpus[0], 2000, rec, ut_rec_event(rec, P, 1), false);
+	if (kstacks)
+		ok &= ut_pages_add(&cpus[0], 2001, rec,
+				   ut_rec_kernel_stack(rec, P, 3, ut_kstack_p, 3), false);
 	ok &= ut_pages_add(&cpus[1], 2500, rec, ut_rec_cookie(rec, Q, K2), false);
 	ok &= ut_pages_add(&cpus[1], 3000, rec, ut_rec_event(rec, Q, 2), false);
+	if (kstacks)
+		ok &= ut_pages_add(&cpus[1], 3001, rec,
+				   ut_rec_kernel_stack(rec, Q, 2, ut_kstack_q, 2), false);
 	ok &= ut_pages_add(&cpus[0], 3500, rec, ut_rec_event(rec, R, 3), false);
+	/* an event without a stack: its kernel stack joins nothing */
+	if (kstacks)
+		ok &= ut_pages_add(&cpus[0], 3501, rec,
+				   ut_rec_kernel_stack(rec, R, 3, ut_kstack_p, 3), false);
 	ok &= ut_pages_add(&cpus[1], 4000, rec, ut_rec_file(rec, P, 1, 20, "/lib/libsample.so"),
 			   false);
 	len = ut_encode(enc, ut_p_frames, 3);
@@ -47,6 +66,11 @@ static bool ut_build(struct ut_pages cpus[2])
 	/* a new page of CPU 0, after events it lost */
 	ok &= ut_pages_add(&cpus[0], 5000, rec, ut_rec_event(rec, P, 4), true);
 	return ok;
+}
+
+static bool ut_build(struct ut_pages cpus[2])
+{
+	return ut_build_kstacks(cpus, false);
 }
 
 static void ut_check_trace(struct ut_trace *t)
@@ -214,8 +238,8 @@ static bool ut_put_system(FILE *f, const char *sys, bool name)
 	return ut_put4(f, s.count) && !ut_formats_each(ut_sys_format, &s) && s.ok;
 }
 
-/* trace.dat version 6, little endian, 64-bit, 4 KB pages. */
-static bool ut_write_dat(const char *path)
+/* trace.dat version 6, little endian, 64-bit, 4 KB pages; kstacks: see ut_build_kstacks(). */
+static bool ut_write_dat_kstacks(const char *path, bool kstacks)
 {
 	static const char header_event[] =
 		"# compressed entry header\n\ttype_len    :    5 bits\n"
@@ -231,7 +255,7 @@ static bool ut_write_dat(const char *path)
 	FILE *f;
 	int i;
 
-	if (!ut_build(cpus))
+	if (!ut_build_kstacks(cpus, kstacks))
 		return false;
 	f = fopen(path, "w");
 	if (!f)
@@ -245,7 +269,13 @@ static bool ut_write_dat(const char *path)
 	/* ftrace's own events (ours among them), then the other systems */
 	ok &= ut_put_system(f, "ftrace", false);
 	ok &= ut_put4(f, 1) && ut_put_system(f, "syscalls", true);
-	ok &= ut_put4(f, 0) && ut_put4(f, 0);		/* kallsyms, printk formats */
+	/* kallsyms, printk formats */
+	if (kstacks)
+		ok &= ut_put4(f, sizeof(ut_kallsyms) - 1) &&
+		      ut_put(f, ut_kallsyms, sizeof(ut_kallsyms) - 1);
+	else
+		ok &= ut_put4(f, 0);
+	ok &= ut_put4(f, 0);
 	ok &= ut_put8(f, sizeof(cmdlines) - 1) && ut_put(f, cmdlines, sizeof(cmdlines) - 1);
 	ok &= ut_put4(f, 2) && ut_put(f, "flyrecord", 10);
 	off = (ftell(f) + 2 * 16 + UT_PAGE - 1) / UT_PAGE * UT_PAGE;
@@ -259,6 +289,11 @@ static bool ut_write_dat(const char *path)
 		ut_pages_free(&cpus[i]);
 	}
 	return !fclose(f) && ok;
+}
+
+static bool ut_write_dat(const char *path)
+{
+	return ut_write_dat_kstacks(path, false);
 }
 
 static void test_tracecmd(void)
@@ -593,6 +628,39 @@ static void test_example_folded(void)
 	ut_example(args, no_comm, UT_ARRAY_SIZE(no_comm));
 }
 
+/*
+ * With a kernel stack entry after each event (trace-cmd record -T): printed,
+ * each follows its event's user stack, with none of its own; with -f they
+ * are not counted as events (ustack-flame joins them to the user stacks).
+ */
+static void test_example_kernel_stacks(void)
+{
+	static const char * const by_task[] = {
+		"other;[stack lost] 1\n",
+		"sample;[stack unknown] 1\n",
+		"sample;[unknown];[libsample.so];[libsample.so] 1\n",
+	};
+	static const char * const events[] = {
+		"sample-100", "  => /lib/libsample.so+0x1127\n", "  => /lib/libsample.so+0x1150\n",
+		"  => 0x7ffd00\n",
+		"-100 ", "=> __x64_sys_getppid", "=> do_syscall_64", "=> entry_SYSCALL_64", "\n",
+		"-200 ", "  => [stack lost: the trace ended first]\n",
+		"-200 ", "=> do_syscall_64", "=> entry_SYSCALL_64", "\n",
+		"-300 ",
+		"-300 ", "=> __x64_sys_getppid", "=> do_syscall_64", "=> entry_SYSCALL_64", "\n",
+		"sample-100", "  => [stack unknown: events were missed on CPU 0]\n",
+	};
+	char args[2 * PATH_MAX];
+
+	utest_pathf(args, sizeof(args), "%s/trace-k.dat", fx.tmp_dir);
+	if (!UT_CHECK(ut_write_dat_kstacks(args, true), "write trace-k.dat"))
+		return;
+	utest_pathf(args, sizeof(args), "-n '%s/trace-k.dat'", fx.tmp_dir);
+	ut_example(args, events, UT_ARRAY_SIZE(events));
+	utest_pathf(args, sizeof(args), "-n -f '%s/trace-k.dat'", fx.tmp_dir);
+	ut_example(args, by_task, UT_ARRAY_SIZE(by_task));
+}
+
 /* Nothing was mounted meanwhile (libtracefs mounts tracefs when it looks for it as root). */
 static void test_host_untouched(void)
 {
@@ -612,6 +680,7 @@ void utest_stitch_driver_register(void)
 	CU_add_test(suite, "feed_instance", test_feed_instance);
 	CU_add_test(suite, "example", test_example);
 	CU_add_test(suite, "example_folded", test_example_folded);
+	CU_add_test(suite, "example_kernel_stacks", test_example_kernel_stacks);
 	CU_add_test(suite, "example_lookup", test_example_lookup);
 	CU_add_test(suite, "host_untouched", test_host_untouched);
 }

@@ -128,6 +128,17 @@ size_t ut_rec_event(unsigned char *buf, int pid, unsigned long long tag)
 	return n + 16;
 }
 
+size_t ut_rec_kernel_stack(unsigned char *buf, int pid, int size,
+			   const unsigned long long *callers, unsigned int nr)
+{
+	size_t n = ut_rec_head(buf, UT_ID_KSTACK, pid);
+
+	memcpy(buf + n, &size, 4);
+	memset(buf + n + 4, 0, 4);
+	memcpy(buf + n + 8, callers, nr * 8);
+	return n + 8 + nr * 8;
+}
+
 size_t ut_rec_cookie(unsigned char *buf, int pid, unsigned long long cookie)
 {
 	size_t n = ut_rec_head(buf, UT_ID_COOKIE, pid);

@@ -25,6 +25,7 @@ extern const char utest_formats[], utest_formats_end[];
 
 /* Event ids in the formats file */
 #define UT_ID_FUNCTION	1
+#define UT_ID_KSTACK	4	/* ftrace/kernel_stack (trace-cmd record -T) */
 #define UT_ID_COOKIE	20
 #define UT_ID_STACK	21
 #define UT_ID_FILE	22
@@ -55,6 +56,9 @@ struct tep_handle *utest_tep(enum ut_formats which);
 
 /* Records: each returns its size, padded to 4 bytes like the ring buffer's */
 size_t ut_rec_event(unsigned char *buf, int pid, unsigned long long tag);
+/* ftrace's kernel_stack entry: its field size, then nr callers, innermost first */
+size_t ut_rec_kernel_stack(unsigned char *buf, int pid, int size,
+			   const unsigned long long *callers, unsigned int nr);
 size_t ut_rec_cookie(unsigned char *buf, int pid, unsigned long long cookie);
 size_t ut_rec_stack_next(unsigned char *buf, int pid, unsigned long long cookie,
 			 unsigned long long next, unsigned int nr, unsigned int flags,
