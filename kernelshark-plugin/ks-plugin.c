@@ -173,6 +173,9 @@ KSU_EXPORT int kshark_data_plugin_initializer(struct kshark_data_stream *stream)
 		if (s->ids[i] < 0)
 			goto none;
 	}
+	/* trace-cmd record -T, options/userstacktrace: entries of the event before them */
+	s->stack_entry_ids[0] = kshark_find_event_id(stream, "ftrace/kernel_stack");
+	s->stack_entry_ids[1] = kshark_find_event_id(stream, "ftrace/user_stack");
 	s->file_id_off = ksu_file_id_offset(stream);
 	if (ksu_stream_set(stream->stream_id, s))
 		goto none;

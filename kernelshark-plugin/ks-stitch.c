@@ -255,10 +255,16 @@ ssize_t ksu_load_entries(struct kshark_data_stream *stream, struct kshark_contex
 	return n;
 }
 
-/* An event that may carry a stack: not a custom entry, not one of the three. */
+/*
+ * An event that may carry a stack: not a custom entry, not one of the three,
+ * not ftrace's kernel_stack or user_stack entry (part of the event before it,
+ * with its task and cookie: its user stack would show, and count, twice).
+ */
 static bool ksu_is_event(const struct ksu_stream *s, const struct kshark_entry *entry)
 {
-	return entry->event_id >= 0 && ksu_kind_of(s, entry->event_id) < 0;
+	return entry->event_id >= 0 && ksu_kind_of(s, entry->event_id) < 0 &&
+	       entry->event_id != s->stack_entry_ids[0] &&
+	       entry->event_id != s->stack_entry_ids[1];
 }
 
 /**

@@ -13,7 +13,8 @@
  * entries loaded; then the Info of the getppid events must carry their
  * symbolized stacks (USTACK_DEBUG_DIR names the fixture's debug files), or
  * in the instance why they were lost; the other events as without the
- * plugin; and after the plugin is closed on the streams and the entries
+ * plugin, also the kernel stack entry after each event in MULTI.dat
+ * (make-buffers-fixture.py --kernel-stacks, as trace-cmd record -T); and after the plugin is closed on the streams and the entries
  * loaded again, every Info as without it. Prints PASS:/FAIL: lines.
  */
 #include <stdio.h>
@@ -109,7 +110,8 @@ int main(int argc, char **argv)
 	struct kshark_context *ctx = NULL;
 	struct kshark_plugin_list *plugin;
 	char **before, **with, **after;
-	size_t stacks[3] = { 0 }, lost = 0, other_same = 1, differs = 0;
+	size_t stacks[3] = { 0 }, lost = 0, other_same = 1, differs = 0, kstacks = 0;
+	size_t kstacks_same = 0;
 	char why[512] = "";
 	ssize_t n = 0, j;
 
@@ -174,6 +176,10 @@ int main(int argc, char **argv)
 		if (!getppid) {
 			if (strcmp(with[j], before[j]))
 				other_same = 0;
+			if (strstr(with[j], "|ftrace/kernel_stack|")) {
+				kstacks++;
+				kstacks_same += !strcmp(with[j], before[j]);
+			}
 			continue;
 		}
 		if (rows[j]->stream_id == lost_sd) {
@@ -194,6 +200,8 @@ int main(int argc, char **argv)
 	result("instance without stack entries: 4 events, each says its stack was lost and why",
 	       lost == 4, why);
 	result("events without a user stack: Info as without the plugin", other_same, NULL);
+	result("kernel stack entries after the events (-T): Info as without the plugin",
+	       kstacks == 8 && kstacks_same == kstacks, "not 8 of them, or with a user stack");
 
 	for (i = 0; i < streams; i++) {
 		struct kshark_data_stream *s = kshark_get_data_stream(ctx, ids[i]);

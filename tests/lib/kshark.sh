@@ -6,7 +6,8 @@
 # $work (removed at exit): $work/multi.dat (the committed fixture's records
 # in the top buffer, and again without stack entries in an instance "lost",
 # tests/fixtures/make-buffers-fixture.py) and $work/debug (the fixture's
-# debug files by build-id), exported as USTACK_DEBUG_DIR.
+# debug files by build-id), exported as USTACK_DEBUG_DIR. KS_KSTACKS=1: with
+# a kernel stack entry after each event in multi.dat (trace-cmd record -T).
 
 KS_DIR=${USTACK_KSHARK_DIR:-$USTACK_TOP/build/kernelshark-plugin}
 KS_PLUGIN=$KS_DIR/plugin-ustack.so
@@ -39,7 +40,7 @@ kshark_setup() {
 	trace-cmd convert -i "$KS_SAMPLE" -o "$work/v6.dat" --file-version 6 --compression none \
 		>/dev/null 2>&1 &&
 	python3 "$USTACK_TOP/tests/fixtures/make-buffers-fixture.py" "$work/v6.dat" \
-		"$work/multi.dat" --top stacks --instance lost=lost || {
+		"$work/multi.dat" --top stacks --instance lost=lost ${KS_KSTACKS:+--kernel-stacks} || {
 		fail "$name" "could not make the fixture with an instance"
 		finish
 	}
