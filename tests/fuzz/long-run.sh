@@ -15,6 +15,11 @@
 # is not ok, with status 1, or when the CPU goal is reached. Run one at a
 # time on a 2-core machine shared with builds and guests.
 #
+# A timeout on a shared machine may be the machine's, not the input's (the
+# process starved, the host paused): a timeout input is run once more, with
+# STALL_SECONDS (60) to finish; when it does, the status is "stall:INPUT"
+# and fuzzing goes on.
+#
 #   long-run.sh TARGET CPU_SECONDS [CHUNK_SECONDS]
 #
 # Environment: FUZZ_BIN (build/fuzz), FUZZ_WORK (build/fuzz/corpus/TARGET),
@@ -29,6 +34,7 @@ bin=${FUZZ_BIN:-$top/build/fuzz}
 work=${FUZZ_WORK:-$bin/corpus/$t}
 log=${FUZZ_LOG:-$bin/long-$t.log}
 artifacts=${FUZZ_ARTIFACTS:-$bin/artifacts}
+stall=${STALL_SECONDS:-60}
 seeds=$top/tests/fuzz/corpus/$t
 fuzzer=$bin/fuzz-$t
 
@@ -67,6 +73,11 @@ while [ "$total_cpu" -lt "$goal" ]; do
 		status=${unit:+finding:$unit}
 		status=${status:-exit:$rc}
 		cp "$out" "$artifacts/$t-$(date +%s).log"
+		if [[ "$unit" == */$t-timeout-* ]] &&
+		   nice -n 19 "$fuzzer" -timeout="$stall" "$unit" >/dev/null 2>&1; then
+			status=stall:$unit
+			rc=0
+		fi
 	fi
 	echo "$(date -u +%FT%TZ) $t $wall $cpu ${execs:-0} ${new:-0} ${cov:-?} ${ft:-?} $units $status" \
 		>>"$log"
