@@ -157,6 +157,8 @@ int ustack_file_report(struct ustack_file *f, Elf *elf, int fd, char *name) __hi
 int ustack_symtab_find(struct ustack_file *f, unsigned long long addr,
 		       struct ustack_sym_info *found) __hidden;
 void ustack_symtab_clear(struct ustack_file *f) __hidden;
+bool ustack_sym_is_code(const GElf_Sym *sym, Elf *elf, GElf_Word shndx,
+			const char *name) __hidden;
 
 /* ustack-hits.c: symbols of a file by address, kept */
 const struct ustack_hit *ustack_file_symbol(struct ustack_file *f,

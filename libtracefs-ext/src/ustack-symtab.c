@@ -78,8 +78,19 @@ static unsigned char ustack_bind_rank(const GElf_Sym *sym)
 	}
 }
 
-/* A symbol of code: its type, and the flags of its section when there are sections. */
-static bool ustack_sym_is_code(const GElf_Sym *sym, Elf *elf, GElf_Word shndx, const char *name)
+/**
+ * ustack_sym_is_code - is @sym a symbol the index keeps?
+ * @sym: the symbol
+ * @elf: the file it is read from, NULL when its sections are not known
+ * @shndx: its section index
+ * @name: its name
+ *
+ * A symbol of code: by its type, and by the flags of its section when the
+ * file has sections. The unit tests compare libdwfl's symbols by this rule.
+ *
+ * Return: true when the index keeps @sym.
+ */
+bool ustack_sym_is_code(const GElf_Sym *sym, Elf *elf, GElf_Word shndx, const char *name)
 {
 	unsigned char type = GELF_ST_TYPE(sym->st_info);
 	GElf_Shdr shdr;
@@ -88,7 +99,7 @@ static bool ustack_sym_is_code(const GElf_Sym *sym, Elf *elf, GElf_Word shndx, c
 
 	if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
 		return false;
-	if (shndx == SHN_UNDEF || !*name || *name == '$')
+	if (shndx == SHN_UNDEF || !name || !*name || *name == '$')
 		return false;
 	if (!elf || elf_getshdrnum(elf, &n) || !n)
 		return true;

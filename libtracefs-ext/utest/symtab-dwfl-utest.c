@@ -30,6 +30,7 @@
 #include <elfutils/libdwfl.h>
 
 #include "fixture-env.h"
+#include "../include/ustack-local.h"
 
 #define SUITE		"symtab-dwfl"
 /* symbols sampled per file: libdwfl searches its table linearly per lookup */
@@ -84,25 +85,6 @@ static void ut_ref_close(struct ut_ref *ref)
 	free(ref->debuginfo_path);
 }
 
-/* The rules of the index for what is code (ustack-symtab.c). */
-static bool ut_is_code(const GElf_Sym *sym, Elf *elf, GElf_Word shndx, const char *name)
-{
-	unsigned char type = GELF_ST_TYPE(sym->st_info);
-	GElf_Shdr shdr;
-	Elf_Scn *scn;
-	size_t n;
-
-	if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
-		return false;
-	if (shndx == SHN_UNDEF || !name || !*name || *name == '$')
-		return false;
-	if (!elf || elf_getshdrnum(elf, &n) || !n)
-		return true;
-	scn = elf_getscn(elf, shndx);
-	return scn && gelf_getshdr(scn, &shdr) &&
-	       (shdr.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) == (SHF_ALLOC | SHF_EXECINSTR);
-}
-
 /* The PT_LOAD segment of the main file holding link-time address @a; false if none. */
 static bool ut_segment(Elf *elf, GElf_Addr a, GElf_Phdr *seg)
 {
@@ -154,7 +136,7 @@ static void ut_probe(struct ut_ref *ref, struct ustack_symbolizer *sym, const ch
 		return;
 	t->probes++;
 	name = dwfl_module_addrinfo(ref->mod, a, &off, &rs, &shndx, &elf, &bias);
-	code = name && ut_is_code(&rs, elf, shndx, name);
+	code = name && ustack_sym_is_code(&rs, elf, shndx, name);
 	if (code && s.resolved && !strcmp(s.name, name) && s.sym_offset == off) {
 		t->equal++;
 		return;
@@ -220,7 +202,7 @@ static void ut_compare(const char *path, const char *debug_root, const char *wan
 	for (i = 1; i < n; i += step) {
 		elf = NULL;
 		name = dwfl_module_getsym_info(ref.mod, i, &rs, &value, &shndx, &elf, NULL);
-		if (!name || !ut_is_code(&rs, elf, shndx, name))
+		if (!name || !ustack_sym_is_code(&rs, elf, shndx, name))
 			continue;
 		ut_probe(&ref, sym, path, value, &t);
 		ut_probe(&ref, sym, path, value + rs.st_size / 2, &t);
