@@ -2,7 +2,7 @@
 /*
  * libtracefs-ext: user-space stack helpers for ftrace.
  *
- * Four API families, each with its man page in Documentation/:
+ * Five API families, each with its man page in Documentation/:
  *
  *   ustack-control.3	 the tracefs option user_stacktrace_deferred;
  *   ustack-stitcher.3	 events of a trace joined with their deferred user
@@ -13,7 +13,10 @@
  *			 (an index of the stitcher), stitchers fed in parts,
  *			 and stitchers fed records as bytes (no libtraceevent);
  *   ustack-symbolizer.3 "offset into a mapped file", what the kernel records
- *			 for a user stack frame, to "symbol+offset".
+ *			 for a user stack frame, to "symbol+offset";
+ *   ustack-sampler.3	 events as samples, each with its user stack and its
+ *			 kernel stack (trace-cmd record -T), folded for flame
+ *			 graphs.
  *
  * Every function is documented where it is defined.
  */
@@ -358,6 +361,66 @@ const struct ustack_stack *ustack_frames_decode(const void *data, size_t size,
 /* ustack-fold.c: a stack as one line "comm;outermost;...;innermost", for flame graphs */
 int ustack_stack_fold(const struct ustack_stack *stack, struct ustack_symbolizer *sym,
 		      const char *comm, char *buf, size_t size);
+
+/*
+ * ustack-sample.c: the events a stitcher hands back as samples for profiles,
+ * each with its user stack and, when the trace has them (trace-cmd record
+ * -T), its kernel stack: the ftrace/kernel_stack entry after the event
+ */
+#define USTACK_SAMPLE_NO_KERNEL	(1U << 0)	/* leave the kernel stacks out */
+
+/**
+ * struct ustack_sample - an event with its user stack and its kernel stack
+ * @event: the event's format
+ * @tep: the sampler's event formats; they name the @kernel addresses from
+ *	the trace's kallsyms (tep_find_function())
+ * @info: the event's user stack, as the stitcher handed it back
+ * @cpu: the event's CPU
+ * @pid: its task
+ * @ts: its timestamp
+ * @offset: its record's offset (in a trace.dat file)
+ * @nr_kernel: the number of @kernel addresses; 0 when it has no kernel stack
+ * @kernel: the kernel stack's return addresses, innermost first; NULL when
+ *	@nr_kernel is 0
+ *
+ * Allocated by the library only (fields may be added at its end), valid
+ * during the callback only.
+ */
+struct ustack_sample {
+	struct tep_event		*event;
+	struct tep_handle		*tep;
+	const struct ustack_info	*info;
+	int				cpu;
+	int				pid;
+	unsigned long long		ts;
+	unsigned long long		offset;
+	unsigned int			nr_kernel;
+	const unsigned long long	*kernel;
+};
+
+/* What ustack_sampler_get_stat() reads */
+enum ustack_sample_stat {
+	USTACK_SAMPLE_STAT_SAMPLES,		/* samples handed back */
+	USTACK_SAMPLE_STAT_KERNEL_STACKS,	/* kernel_stack entries read */
+	USTACK_SAMPLE_STAT_KERNEL_JOINED,	/* of those, joined to their event */
+};
+
+struct ustack_sampler;
+
+/* Called for every sample; a non-zero return is passed on (see ustack_sampler_add()). */
+typedef int (*ustack_sample_func)(const struct ustack_sample *sample, void *context);
+
+struct ustack_sampler *ustack_sampler_alloc(struct tep_handle *tep, unsigned int flags,
+					    ustack_sample_func callback, void *context);
+void ustack_sampler_free(struct ustack_sampler *sp);
+int ustack_sampler_add(struct ustack_sampler *sp, struct tep_event *event,
+		       struct tep_record *record, int cpu, const struct ustack_info *info);
+int ustack_sampler_flush(struct ustack_sampler *sp);
+int ustack_sampler_get_stat(struct ustack_sampler *sp, enum ustack_sample_stat what,
+			    unsigned long long *value);
+/* ustack-fold.c: "comm;user outermost;...;user innermost;kernel outermost;...;kernel innermost" */
+int ustack_sample_fold(const struct ustack_sample *sample, struct ustack_symbolizer *sym,
+		       const char *comm, char *buf, size_t size);
 
 #ifdef __cplusplus
 }
