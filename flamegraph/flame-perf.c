@@ -46,14 +46,14 @@ static void flame_perf_user(FILE *out, const struct ustack_frame *frame, int pid
 	fputs(")\n", out);
 }
 
-static void flame_perf_kernel(FILE *out, const struct flame_kstack *ks, unsigned long long addr)
+static void flame_perf_kernel(FILE *out, struct tep_handle *tep, unsigned long long addr)
 {
-	const char *func = tep_find_function(ks->tep, addr);
+	const char *func = tep_find_function(tep, addr);
 
 	fprintf(out, "\t%16llx ", addr);
 	if (func) {
 		flame_perf_put(out, func, false);
-		fprintf(out, "+0x%llx", addr - tep_find_function_address(ks->tep, addr));
+		fprintf(out, "+0x%llx", addr - tep_find_function_address(tep, addr));
 	} else {
 		fputs("[unknown]", out);
 	}
@@ -72,16 +72,17 @@ static void flame_perf_kernel(FILE *out, const struct flame_kstack *ks, unsigned
  */
 int flame_perf_sample(const struct flame_sample *sample, void *context)
 {
-	struct flame_perf *p = context;
+	const struct ustack_sample *us = sample->sample;
 	const struct ustack_stack *stack = sample->stack;
+	struct flame_perf *p = context;
 	unsigned int i;
 
 	flame_perf_put(p->out, sample->comm, false);
-	fprintf(p->out, " %d [%03d] %llu.%06llu: 1 %s:%s:\n", sample->pid, sample->cpu,
-		sample->ts / 1000000000ULL, sample->ts % 1000000000ULL / 1000,
-		sample->event->system, sample->event->name);
-	for (i = 0; i < sample->nr_kernel; i++)
-		flame_perf_kernel(p->out, sample->ks, sample->kernel[i]);
+	fprintf(p->out, " %d [%03d] %llu.%06llu: 1 %s:%s:\n", us->pid, us->cpu,
+		us->ts / 1000000000ULL, us->ts % 1000000000ULL / 1000,
+		us->event->system, us->event->name);
+	for (i = 0; i < us->nr_kernel; i++)
+		flame_perf_kernel(p->out, us->tep, us->kernel[i]);
 	for (i = 0; stack && i < stack->nr; i++)
 		flame_perf_user(p->out, &stack->frames[i], stack->pid, p->sym);
 	if (sample->why)

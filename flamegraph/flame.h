@@ -3,9 +3,10 @@
  * ustack-flame: flame graphs from trace.dat files with deferred user stacks.
  *
  * The tool reads samples (one per traced event: its user stack, and its
- * kernel stack when the trace has them) into a table of folded lines with
- * counts (flame-counts.c), then writes that table in the format asked for:
- * folded text, speedscope JSON, a static SVG or an HTML page that zooms.
+ * kernel stack when the trace has them, joined by libtracefs-ext's sampler)
+ * into a table of folded lines with counts (flame-counts.c), then writes
+ * that table in the format asked for: folded text, speedscope JSON, a
+ * static SVG or an HTML page that zooms.
  * The perf-script text for Perfetto is written per event while reading.
  */
 #ifndef _FLAME_H
@@ -85,23 +86,6 @@ int flame_write_page(FILE *out, const struct flame_tree *tree, const struct flam
 extern const char flame_js[], flame_js_end[];
 extern const char flame_css[], flame_css_end[];
 
-/* ---- flame-kstack.c: the kernel stacks of trace-cmd record -T ---- */
-
-struct flame_kstack {
-	struct tep_handle	*tep;
-	int			id;		/* of ftrace/kernel_stack; -1: none in the trace */
-	int			long_size;
-	int			size_offset, size_size;
-	int			caller_offset;
-};
-
-int flame_kstack_init(struct flame_kstack *ks, struct tep_handle *tep);
-bool flame_kstack_is(const struct flame_kstack *ks, struct tep_record *record);
-int flame_kstack_read(const struct flame_kstack *ks, const struct tep_record *record,
-		      unsigned long long *addrs, unsigned int max);
-int flame_kstack_name(const struct flame_kstack *ks, unsigned long long addr, char *buf,
-		      size_t size);
-
 /* ---- flame-collect.c: samples of trace files ---- */
 
 enum flame_group {
@@ -177,20 +161,16 @@ int flame_args_parse(int argc, char **argv, struct flame_args *a);
 
 /* ---- what one sample is (flame-collect.c fills it) ---- */
 
-#define FLAME_KSTACK_MAX	128
-
+/*
+ * The library's sample (libtracefs-ext's sampler joins each event's kernel
+ * stack, see ustack-sampler(3)) with what the tool adds to it.
+ */
 struct flame_sample {
-	struct tep_event		*event;
-	const struct flame_kstack	*ks;		/* names the kernel addresses */
-	const struct ustack_stack	*stack;		/* a reference; NULL: none */
+	const struct ustack_sample	*sample;	/* event, CPU, time, kernel stack */
+	const struct ustack_stack	*stack;		/* its user stack; NULL: none */
 	const char			*comm;		/* or pid_name */
 	char				pid_name[16];
 	const char			*why;		/* "[stack lost]", ...; NULL */
-	int				pid;
-	int				cpu;
-	unsigned long long		ts;
-	unsigned int			nr_kernel;
-	unsigned long long		kernel[FLAME_KSTACK_MAX];	/* innermost first */
 };
 
 /* ---- flame-perf.c: perf-script text, which Perfetto and speedscope import ---- */
