@@ -32,6 +32,6 @@ END {
 		b = cost[2, order[i]] / cost[2, ki]
 		d = a > b ? a / b : b / a
 		printf "  %-4s icount %.2fx, wall %.2fx%s\n", p[1], a, b,
-			(d > 1.25 ? "  <- the clocks disagree" : ""))
+			(d > 1.25 ? "  <- the clocks disagree" : "")
 	}
 }' "$1" "$2"
