@@ -1,0 +1,39 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Plots of make bench's ftrace rows (gnuplot), next to their CSV:
+#   cost-LABEL.png   user stack cost (ns per call over "none") against
+#                    events per kernel entry, in-place and deferred
+#   bytes-LABEL.png  ring-buffer bytes per call, the same axes
+#
+#   plot.sh DIR      (DIR: build/bench, with ftrace-LABEL.csv files)
+set -u
+dir=${1:?DIR}
+command -v gnuplot > /dev/null || { echo "plot: no gnuplot (apt-get install gnuplot-nox)" >&2; exit 1; }
+for csv in "$dir"/ftrace-*.csv; do
+	[ -r "$csv" ] || continue
+	label=$(basename "$csv" .csv)
+	label=${label#ftrace-}
+	for mode in inplace deferred; do	# epe 1 4 16: the rows with a number
+		awk -F, -v m=$mode '$4 == m && $2 ~ /^[0-9]+$/ { print $2, $10, $9 }' "$csv" > "$dir/.$label-$mode.dat"
+	done
+	for what in cost bytes; do
+		col=2 unit="ns per call (icount: instructions)"
+		[ $what = bytes ] && col=3 unit="ring-buffer bytes per call"
+		[ "$label" = wall ] && [ $what = cost ] && unit="ns per call (wall clock, TCG)"
+		gnuplot <<-PLOT || exit 1
+			set terminal pngcairo size 800,500
+			set output "$dir/$what-$label.png"
+			set title "user stack $what, $label: ustack-bench, 18 frames"
+			set xlabel "events per kernel entry"
+			set ylabel "$unit"
+			set logscale x 2
+			set xtics (1, 4, 16)
+			set xrange [0.8:20]
+			set key top left
+			set grid
+			plot "$dir/.$label-inplace.dat" using 1:$col with linespoints title "in place (8 frames)", \
+			     "$dir/.$label-deferred.dat" using 1:$col with linespoints title "deferred (whole stack)"
+		PLOT
+	done
+	rm -f "$dir/.$label-"*.dat
+done
