@@ -47,4 +47,5 @@ part perf "$top/scripts/guest-run.sh" --timeout 1200 -- bash "$top/tests/bench/p
 echo
 echo "bench: seconds per part:"
 sed 's/^/  /' "$out/times.txt"
+"$top/tests/bench/readme.sh" "$out" "$top/README.md" || status=1
 exit $status
