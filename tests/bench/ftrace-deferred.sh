@@ -12,10 +12,10 @@
 #
 #   ftrace-deferred.sh [--rounds N] [--label NAME]
 #
-# Every row is the median of N interleaved rounds with its spread (max -
-# min). A row whose spread, with its "none" row's, is larger than its
-# effect (its cost over "none") is reported, and the script exits 1: its
-# figures are noise. The rows also go to $USTACK_RES/ftrace-NAME.csv.
+# Every row is the median of N interleaved rounds with its spread (third
+# quartile - first quartile; max - min for 3 rounds or fewer). A row whose
+# spread, with its "none" row's, is larger than its effect (its cost over
+# "none") is reported, and the script exits 1: its figures are noise. The rows also go to $USTACK_RES/ftrace-NAME.csv.
 . "$(dirname "$0")/../lib/result.sh"
 . "$(dirname "$0")/../lib/ustack.sh"
 
@@ -32,7 +32,7 @@ done
 BENCH=$USTACK_PROGS/ustack-bench
 BENCH_ARG=0		# ustack-bench's DEEPER: 0 is 18 frames, -10 is 8
 CSV=${USTACK_RES:-/tmp}/ftrace-$LABEL.csv
-echo "label,epe,walk_frames,mode,bytes,ns,ns_min,ns_max,stack_bytes,stack_ns" > "$CSV"
+echo "label,epe,walk_frames,mode,bytes,ns,ns_q1,ns_q3,stack_bytes,stack_ns" > "$CSV"
 noisy=0
 
 events() {	# EPE: enable EPE events per getppid kernel entry
@@ -89,10 +89,17 @@ for i in $(seq 1 14); do
 done
 "$BENCH" 10 > /dev/null	# warm the page cache
 
-minmax() { printf '%s\n' "$@" | sort -n | sed -n '1p;$p' | tr '\n' ' '; }
+# quartiles N...: the first and third quartile (for 7 values the 2nd and
+# the 6th, for up to 3 values the lowest and the highest): one outlier
+# round of a busy host does not make a row's spread.
+quartiles() {
+	local k=$((($# + 3) / 4))
+
+	printf '%s\n' "$@" | sort -n | sed -n "${k}p;$(($# + 1 - k))p" | tr '\n' ' '
+}
 
 echo "ustack-bench: $CALLS getppid calls from a 16-function-deep stack (eq8: 8 frames),"
-echo "per call, median of $ROUNDS rounds (modes interleaved within a round), spread = max - min:"
+echo "per call, median of $ROUNDS rounds (modes interleaved within a round), spread = q3 - q1:"
 printf '%-6s %-9s %10s %10s %8s %14s %14s\n' epe mode bytes ns spread "stack bytes" "stack ns"
 for epe in 1 4 16 fn eq8; do
 	modes="none inplace deferred"
@@ -108,7 +115,7 @@ for epe in 1 4 16 fn eq8; do
 	done
 	for mode in $modes; do
 		eval "b=\$(median \$bs_$mode) t=\$(median \$ts_$mode) f=\$fr_$mode"
-		read -r lo hi <<< "$(eval "minmax \$ts_$mode")"
+		read -r lo hi <<< "$(eval "quartiles \$ts_$mode")"
 		[ $mode = none ] && b0=$b t0=$t sp0=$((hi - lo))
 		printf '%-6s %-9s %10s %10s %8s %14s %14s\n' $epe $mode $b $t $((hi - lo)) $((b - b0)) $((t - t0))
 		echo "$LABEL,$epe,$f,$mode,$b,$t,$lo,$hi,$((b - b0)),$((t - t0))" >> "$CSV"
