@@ -4,6 +4,8 @@
 #   cost-LABEL.png   user stack cost (ns per call over "none") against
 #                    events per kernel entry, in-place and deferred
 #   bytes-LABEL.png  ring-buffer bytes per call, the same axes
+#   report.png       trace-cmd report's seconds against the trace's records,
+#                    with and without the plugin (from report.txt)
 #
 #   plot.sh DIR      (DIR: build/bench, with ftrace-LABEL.csv files)
 set -u
@@ -21,7 +23,7 @@ for csv in "$dir"/ftrace-*.csv; do
 		[ $what = bytes ] && col=3 unit="ring-buffer bytes per call"
 		[ "$label" = wall ] && [ $what = cost ] && unit="ns per call (wall clock, TCG)"
 		gnuplot <<-PLOT || exit 1
-			set terminal pngcairo size 800,500
+			set terminal pngcairo size 800,500 noenhanced
 			set output "$dir/$what-$label.png"
 			set title "user stack $what, $label: ustack-bench, 18 frames"
 			set xlabel "events per kernel entry"
@@ -37,3 +39,27 @@ for csv in "$dir"/ftrace-*.csv; do
 	done
 	rm -f "$dir/.$label-"*.dat
 done
+
+# report.txt's table rows: "rCALLS RECORDS MODE... SECONDS PEAK TIME MEM ADDED"
+if [ -r "$dir/report.txt" ]; then
+	awk '$1 ~ /^r[0-9]+$/ {
+		mode = $3 == "without" ? "without" : ($NF != "" && $0 ~ /ustack_nosym/ ? "nosym" : "with")
+		print $2, $(NF - 4) > (dir "/.report-" mode ".dat") }' dir="$dir" "$dir/report.txt"
+	if [ -s "$dir/.report-without.dat" ]; then
+		gnuplot <<-PLOT || exit 1
+			set terminal pngcairo size 800,500 noenhanced
+			set output "$dir/report.png"
+			set title "trace-cmd report, output to /dev/null (host)"
+			set xlabel "records in the trace"
+			set ylabel "seconds"
+			set key top left
+			set grid
+			set xrange [0:*]
+			set yrange [0:*]
+			plot "$dir/.report-without.dat" using 1:2 with linespoints title "without the plugin", \
+			     "$dir/.report-with.dat" using 1:2 with linespoints title "with the plugin", \
+			     "$dir/.report-nosym.dat" using 1:2 with linespoints title "with the plugin, -O ustack_nosym"
+		PLOT
+	fi
+	rm -f "$dir"/.report-*.dat
+fi
