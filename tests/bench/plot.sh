@@ -11,6 +11,13 @@
 set -u
 dir=${1:?DIR}
 command -v gnuplot > /dev/null || { echo "plot: no gnuplot (apt-get install gnuplot-nox)" >&2; exit 1; }
+
+# gp_head PNG TITLE XLABEL YLABEL: the settings every plot starts with
+gp_head() {
+	printf 'set terminal pngcairo size 800,500 noenhanced\nset output "%s"\n' "$1"
+	printf 'set title "%s"\nset xlabel "%s"\nset ylabel "%s"\n' "$2" "$3" "$4"
+	printf 'set key top left\nset grid\n'
+}
 for csv in "$dir"/ftrace-*.csv; do
 	[ -r "$csv" ] || continue
 	label=$(basename "$csv" .csv)
@@ -22,17 +29,11 @@ for csv in "$dir"/ftrace-*.csv; do
 		col=2 unit="ns per call (icount: instructions)"
 		[ $what = bytes ] && col=3 unit="ring-buffer bytes per call"
 		[ "$label" = wall ] && [ $what = cost ] && unit="ns per call (wall clock, TCG)"
-		gnuplot <<-PLOT || exit 1
-			set terminal pngcairo size 800,500 noenhanced
-			set output "$dir/$what-$label.png"
-			set title "user stack $what, $label: ustack-bench, 18 frames"
-			set xlabel "events per kernel entry"
-			set ylabel "$unit"
+		{ gp_head "$dir/$what-$label.png" "user stack $what, $label: ustack-bench, 18 frames" \
+			"events per kernel entry" "$unit"; cat; } <<-PLOT | gnuplot || exit 1
 			set logscale x 2
 			set xtics (1, 4, 16)
 			set xrange [0.8:20]
-			set key top left
-			set grid
 			plot "$dir/.$label-inplace.dat" using 1:$col with linespoints title "in place (8 frames)", \
 			     "$dir/.$label-deferred.dat" using 1:$col with linespoints title "deferred (whole stack)"
 		PLOT
@@ -46,14 +47,8 @@ if [ -r "$dir/report.txt" ]; then
 		mode = $3 == "without" ? "without" : ($NF != "" && $0 ~ /ustack_nosym/ ? "nosym" : "with")
 		print $2, $(NF - 4) > (dir "/.report-" mode ".dat") }' dir="$dir" "$dir/report.txt"
 	if [ -s "$dir/.report-without.dat" ]; then
-		gnuplot <<-PLOT || exit 1
-			set terminal pngcairo size 800,500 noenhanced
-			set output "$dir/report.png"
-			set title "trace-cmd report, output to /dev/null (host)"
-			set xlabel "records in the trace"
-			set ylabel "seconds"
-			set key top left
-			set grid
+		{ gp_head "$dir/report.png" "trace-cmd report, output to /dev/null (host)" \
+			"records in the trace" "seconds"; cat; } <<-PLOT | gnuplot || exit 1
 			set xrange [0:*]
 			set yrange [0:*]
 			plot "$dir/.report-without.dat" using 1:2 with linespoints title "without the plugin", \
