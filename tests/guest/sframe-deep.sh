@@ -14,6 +14,10 @@
 #    section made by our .eh_frame converter (ustack-sframe convert-eh: V3,
 #    sr_drap as FLEX rows: CFA = *(rbp - 24), rbp = *(rbp)) registered
 #    instead: the exact chain. (gas V1 with sr_drap: sframe-drap-fallback.sh)
+#  - the same, sr_drap called through sr_call_fp (deep 0 N fp), a frame
+#    with a frame pointer that no table describes: the walk steps over it
+#    with the frame-pointer rule alone, none of sr_drap's FLEX rule (CFA
+#    and FP read from memory) left in it, and gets sr_deep.
 # kernels: normal debug
 # timeout: 300
 . "$(dirname "$0")/../lib/result.sh"
@@ -74,6 +78,11 @@ if "$USF" convert-eh "$REG" -o /tmp/reg.usft > /tmp/convert.out 2>&1; then
 		test "$(awk '{print $2}' /tmp/eh.unwind)" = "unwind=sframe"
 	check "convert-eh V3: no section dropped as corrupt" \
 		test "$(stat sections_corrupt)" = "$corrupt"
+
+	sr_run drapfp -e /tmp/reg.usft deep 0 2 fp
+	sr_show drapfp
+	sr_chain "convert-eh V3, the DRAP frame's caller described by no table: frame pointers" \
+		drapfp $SR_PID 2 "ustack_lib_syscall sr_alloca sr_aligned sr_drap sr_call_fp sr_deep"
 else
 	fail "convert-eh" "$(cat /tmp/convert.out)"
 fi

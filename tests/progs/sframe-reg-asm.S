@@ -44,6 +44,22 @@ FUNC(sr_call_nofp)
 	.cfi_endproc
 	.size	sr_call_nofp, .-sr_call_nofp
 
+/*
+ * long sr_call_fp(long (*fn)(long), long arg): fn(arg) from a frame with
+ * a frame pointer and no CFI, so that neither .eh_frame nor .sframe
+ * describes it: the walk steps over it with the frame-pointer rule alone,
+ * whatever rule the frame before it had.
+ */
+FUNC(sr_call_fp)
+	push	%rbp
+	mov	%rsp, %rbp
+	mov	%rdi, %rax
+	mov	%rsi, %rdi
+	call	*%rax
+	pop	%rbp
+	ret
+	.size	sr_call_fp, .-sr_call_fp
+
 /* Never called: its address is planted where only a stale rule looks. */
 FUNC(sr_wrong_frame)
 	.cfi_startproc

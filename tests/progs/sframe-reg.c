@@ -29,8 +29,10 @@
  *   dl N         dlopen/dlclose of two SFrame libraries in turn (a, b, a)
  *   fuzz N SEED  N mutated sections for a JIT block, one call each
  *   signal       a signal handler makes the call
- *   deep D N [nodrap]   D + 1 recursive frames, a DRAP frame (not with
- *                nodrap), a realigned frame and alloca, then N calls
+ *   deep D N [nodrap|fp]   D + 1 recursive frames, a DRAP frame (not with
+ *                nodrap; with fp called through sr_call_fp, a frame no
+ *                table describes), a realigned frame and alloca, then N
+ *                calls
  *   errors       what registering bad sections and ranges says
  *   libc N BLOB  N calls (the kernel finds that libc has no section),
  *                then the section of the convert-eh blob BLOB of libc
@@ -293,7 +295,7 @@ NOINLINE static long sr_aligned(int calls)
 }
 
 /* realigned and alloca: GCC keeps the CFA in r10 then in the frame (DRAP) */
-NOINLINE static long sr_drap(int calls)
+NOINLINE static long sr_drap(long calls)
 {
 	char buf[64] __attribute__((aligned(64)));
 	char *p = alloca(calls + 8);
@@ -307,7 +309,7 @@ NOINLINE static long sr_drap(int calls)
 	return ret + buf[2] + p[calls];
 }
 
-static int sr_no_drap;
+static int sr_no_drap, sr_drap_fp;
 
 NOINLINE static long sr_deep(int depth, int calls)
 {
@@ -317,6 +319,8 @@ NOINLINE static long sr_deep(int depth, int calls)
 		ret = sr_deep(depth - 1, calls);
 	else if (sr_no_drap)
 		ret = sr_aligned(calls);
+	else if (sr_drap_fp)
+		ret = sr_call_fp(sr_drap, calls);
 	else
 		ret = sr_drap(calls);
 	/* not a tail call, nor a loop */
@@ -329,7 +333,7 @@ static void sr_usage(void)
 {
 	fprintf(stderr, "usage: ustack-sframe-reg [-v 0|1|2|2p|3] [-e BLOB] [-d] MODE [ARGS]\n"
 		"modes: calls N | late N | fork N | jit | dl N | fuzz N SEED | signal |\n"
-		"       deep D N [nodrap] | errors | libc N BLOB\n");
+		"       deep D N [nodrap|fp] | errors | libc N BLOB\n");
 	exit(2);
 }
 
@@ -392,8 +396,11 @@ int main(int argc, char **argv)
 		printf("ustack-sframe-reg: %d calls, then %d\n", atoi(argv[0]), atoi(argv[0]));
 	} else if (!strcmp(mode, "errors") && !argc) {
 		ret = sr_errors();
-	} else if (!strcmp(mode, "deep") && (argc == 2 || (argc == 3 && !strcmp(argv[2], "nodrap")))) {
-		sr_no_drap = argc == 3;
+	} else if (!strcmp(mode, "deep") &&
+		   (argc == 2 || (argc == 3 && (!strcmp(argv[2], "nodrap") ||
+						!strcmp(argv[2], "fp"))))) {
+		sr_no_drap = argc == 3 && !strcmp(argv[2], "nodrap");
+		sr_drap_fp = argc == 3 && !strcmp(argv[2], "fp");
 		if (sr_ver.version)
 			n = sr_register_objs(NULL, bufs, 8);
 		sr_sink = sr_deep(atoi(argv[0]), atoi(argv[1]));

@@ -99,6 +99,7 @@ int sr_dl_mode(int calls);
 
 /* sframe-reg-asm.S */
 long sr_call_nofp(void *fn, uint64_t *ra, long arg);
+long sr_call_fp(long (*fn)(long), long arg);
 long sr_sig_raise(long pid, long sig);
 extern const char sr_wrong_frame[], sr_jit_a[], sr_jit_b[];
 extern const char sr_fz_a[], sr_fz_b[], sr_fz_c[];
