@@ -107,7 +107,8 @@ progs: $(PROGS)/ustack-sample $(PROGS)/sframe/ustack-sample $(PROGS)/sframe/usta
 	$(PROGS)/ustack-perf-attr $(PROGS)/libustack-old-kernel.so $(PROGS)/ustack-badfp \
 	$(PROGS)/ustack-remap $(PROGS)/ustack-uffd $(PROGS)/ustack-perf-record \
 	$(PROGS)/sframe/ustack-sframe-reg $(PROGS)/sframe/libustack-sframe-dl-a.so \
-	$(PROGS)/sframe/libustack-sframe-dl-b.so $(PROGS)/ustack-flame-names
+	$(PROGS)/sframe/libustack-sframe-dl-b.so $(PROGS)/ustack-flame-names \
+	$(PROGS)/ustack-cputime
 
 # The same code at the same address, from two files in turn.
 $(PROGS)/ustack-remap: $(PROG_SRC)/remap.c
@@ -144,6 +145,11 @@ $(PROGS)/ustack-perf-record: $(PROG_SRC)/perf-record.c $(PROG_SRC)/perf-defer.h 
 $(PROGS)/ustack-flame-names: $(PROG_SRC)/flame-names.c $(PROG_SRC)/raw-syscall.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PROG_CFLAGS) -fPIE -pie -o $@ $<
+
+# The CPU time of a command, without the machine's idle time (make bench).
+$(PROGS)/ustack-cputime: $(PROG_SRC)/cputime.c
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(PROG_CFLAGS) -o $@ $<
 
 $(PROGS)/ustack-bench: $(PROG_SRC)/bench.c
 	$(Q)mkdir -p $(@D)
