@@ -75,10 +75,13 @@ tw $T/events/sched/sched_switch/enable 1
 tw $T/events/sched/sched_wakeup/enable 1
 tw $T/options/user_stacktrace_deferred 1
 tw $T/tracing_on 1
-"$SAMPLE" 0 spin 300 &
+# It spins until a cpu-clock timer of its own has expired over the loop 40
+# times (ticks), not for a fixed work: a busy host gets few interrupts in one.
+"$SAMPLE" 0 ticks 40 > /tmp/ticks.out 2>&1 &
 pid=$!
 wait $pid
 tw $T/tracing_on 0
+check "the task spun until its timer expired 40 times" test -z "$(grep ticks: /tmp/ticks.out)"
 stitched > /tmp/stitched
 grep -v '^STACKS|' /tmp/stitched > /tmp/events
 # Interrupts over the task carry the task's cookie and the stack of that
