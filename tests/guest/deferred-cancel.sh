@@ -109,16 +109,10 @@ tw $T/options/user_stacktrace_deferred 1
 tw $T/tracing_on 1
 "$UFFD" hold > /tmp/uffd.out 2>&1 &
 upid=$!
-for i in $(seq 1 200); do
-	grep -q '^holding' /tmp/uffd.out && break
-	sleep 0.1
-done
+wait_until 120 grep -q '^holding' /tmp/uffd.out
 check "killed: the walk is held" grep -qx holding /tmp/uffd.out
 kill -9 $upid
-for i in $(seq 1 100); do
-	[ -d /proc/$upid ] || break
-	sleep 0.1
-done
+wait_until 120 test ! -d /proc/$upid
 check "killed: the task is gone" test ! -d /proc/$upid
 wait $upid 2>/dev/null
 tw $T/tracing_on 0

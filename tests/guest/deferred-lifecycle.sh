@@ -121,10 +121,7 @@ else
 	taskset -c 1 "$SAMPLE" 0 spin 100000 > /tmp/spin.out &
 	pid=$!
 	# it prints, then spins
-	for i in $(seq 1 300); do
-		grep -q calls /tmp/spin.out && break
-		sleep 0.1
-	done
+	wait_until 120 grep -q calls /tmp/spin.out
 	# from CPU 0, NMIs to CPU 1 while the task spins there
 	taskset -c 0 sh -c 'for i in 1 2 3 4 5 6 7 8 9 10; do
 		echo l > /proc/sysrq-trigger; sleep 0.1; done'
