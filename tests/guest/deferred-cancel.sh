@@ -18,14 +18,15 @@ UFFD=$USTACK_PROGS/ustack-uffd
 UFFD_CHAIN="uffd_raw uffd_inner uffd_mid uffd_outer uffd_top uffd_thread"
 
 # cancel_check NAME: the lines ustack-uffd printed in /tmp/uffd.out say
-# that ACTION returned within a second while the walk was held in the
-# fault, and succeeded.
+# that ACTION returned while the walk was held in the fault (ustack-uffd
+# waits up to 60 s for it: a cancel that waits for the walk never returns
+# before the page is given back), and succeeded.
 cancel_check() {
 	check "$1: the walk faults on the outer frame's page" grep -qx 'fault outer' /tmp/uffd.out
 	if grep -qx 'waiting no' /tmp/uffd.out; then
-		pass "$1: it returns within 1 s while the walk is held"
+		pass "$1: it returns while the walk is held"
 	else
-		fail "$1: it returns within 1 s while the walk is held" \
+		fail "$1: it returns while the walk is held" \
 			"$(grep '^waiting\|^kstack' /tmp/uffd.out | tr '\n' ' ')"
 	fi
 	check "$1: it succeeds" grep -qx "action ret $2 errno 0" /tmp/uffd.out

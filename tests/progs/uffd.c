@@ -21,7 +21,9 @@
  *   tid TID                  the thread whose stack is walked
  *   fault outer              the walk faulted on uffd_outer's page
  *   holding                  (hold) the walk stays held until SIGKILL
- *   waiting yes|no           ACTION had not returned 1 s after the fault
+ *   waiting yes|no           ACTION had not returned UFFD_WAIT_S after the
+ *                            fault (a cancel that waits for the held walk
+ *                            never returns before the page is given back)
  *   kstack FUNC...           ACTION's kernel stack meanwhile
  *   action ret R errno E     what ACTION returned, after the page was back
  * and exits 0 when it got that far, 1 (with a message) otherwise.
@@ -45,6 +47,12 @@
 
 #define NOINLINE __attribute__((noinline, noclone))
 #define PAD 8192
+/*
+ * Seconds to wait for what must come (the thread in read(), the fault,
+ * ACTION's return): bounds for a hang, not durations, so generous for a
+ * guest under TCG on a busy host.
+ */
+#define UFFD_WAIT_S 60
 
 static int go_pipe[2], ready_pipe[2];
 static void *outer_fp;
@@ -164,7 +172,7 @@ static int wait_in_read(pid_t tid)
 	FILE *f;
 
 	snprintf(name, sizeof(name), "/proc/self/task/%d/syscall", tid);
-	for (i = 0; i < 2000; i++) {
+	for (i = 0; i < UFFD_WAIT_S * 100; i++) {
 		f = fopen(name, "r");
 		if (!f)
 			return -1;
@@ -231,7 +239,7 @@ int main(int argc, char **argv)
 		return die("read ready");
 
 	if (wait_in_read(walked_tid)) {
-		fprintf(stderr, "ustack-uffd: the thread is not in read() after 20 s\n");
+		fprintf(stderr, "ustack-uffd: the thread is not in read() after %d s\n", UFFD_WAIT_S);
 		return 1;
 	}
 	/*
@@ -251,8 +259,8 @@ int main(int argc, char **argv)
 	if (write(go_pipe[1], "g", 1) != 1)
 		return die("write go");
 	pfd = (struct pollfd){ .fd = uffd, .events = POLLIN };
-	if (poll(&pfd, 1, 20000) != 1) {
-		fprintf(stderr, "ustack-uffd: no fault on the outer page in 20 s\n");
+	if (poll(&pfd, 1, UFFD_WAIT_S * 1000) != 1) {
+		fprintf(stderr, "ustack-uffd: no fault on the outer page in %d s\n", UFFD_WAIT_S);
 		return 1;
 	}
 	if (read(uffd, &msg, sizeof(msg)) != sizeof(msg))
@@ -273,9 +281,9 @@ int main(int argc, char **argv)
 	/* The walk waits here: cancel a consumer meanwhile. */
 	if (start_thread(&actor, action_thread))
 		return 1;
-	for (i = 0; i < 1000 && !atomic_load(&action_started); i++)
+	for (i = 0; i < UFFD_WAIT_S * 1000 && !atomic_load(&action_started); i++)
 		usleep(1000);
-	for (i = 0; i < 100 && !atomic_load(&action_done); i++)
+	for (i = 0; i < UFFD_WAIT_S * 100 && !atomic_load(&action_done); i++)
 		usleep(10000);
 	printf("waiting %s\n", atomic_load(&action_done) ? "no" : "yes");
 	print_kstack(action_tid);
