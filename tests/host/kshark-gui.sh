@@ -10,7 +10,8 @@
 # their stacks and lost ones, marks drawn on the CPU graph, the stack
 # window of the mark's event with its frames, the dialog shown with its
 # rows, and its export. As root (CI), KernelShark's settings are pre-seeded
-# so that no "running as root" question blocks it.
+# so that no "running as root" question blocks it. Each step waits for what
+# the plugin logs, up to a minute (a bound for a hang: a busy host is slow).
 . "$(dirname "$0")/../lib/result.sh"
 . "$(dirname "$0")/../lib/kshark.sh"
 
@@ -39,7 +40,7 @@ if [ -z "$win" ]; then
 	exit 1
 fi
 # the graphs are drawn once the data is in
-for i in $(seq 1 30); do
+for i in $(seq 1 60); do
 	grep -q '^draw cpu' "$USTACK_KSHARK_LOG" 2>/dev/null && break
 	sleep 1
 done
@@ -53,11 +54,11 @@ if [ -n "$xy" ]; then
 	xdotool mousemove $xy
 	sleep 0.3
 	xdotool click --repeat 2 --delay 80 1
-	for i in $(seq 1 20); do
+	for i in $(seq 1 120); do
 		grep -q '^stack window shown' "$USTACK_KSHARK_LOG" 2>/dev/null && break
 		sleep 0.5
 	done
-	sw=$(timeout 10 xdotool search --sync --onlyvisible --name "^User stack$" | head -n 1)
+	sw=$(timeout 60 xdotool search --sync --onlyvisible --name "^User stack$" | head -n 1)
 	sleep 1
 	# the window itself: the root window shows it black where it covers
 	# KernelShark's (its OpenGL visual), though it is drawn
@@ -66,7 +67,7 @@ fi
 xdotool windowactivate --sync "$win" 2>/dev/null
 xdotool windowfocus "$win"
 xdotool key --window "$win" ctrl+shift+u
-for i in $(seq 1 20); do
+for i in $(seq 1 120); do
 	grep -q '^export ' "$USTACK_KSHARK_LOG" 2>/dev/null && break
 	sleep 0.5
 done
@@ -79,7 +80,7 @@ EOS
 chmod +x "$work/session.sh"
 export KS_USER_CACHE_DIR=$work/cache USTACK_KSHARK_LOG=$work/log \
 	USTACK_KSHARK_EXPORT=$work/export.folded
-timeout 150 xvfb-run -a -s '-screen 0 1600x1000x24' "$work/session.sh" "$KS_PLUGIN" \
+timeout 400 xvfb-run -a -s '-screen 0 1600x1000x24' "$work/session.sh" "$KS_PLUGIN" \
 	"$work/multi.dat" "$work" "$out" >"$work/xvfb.out" 2>&1
 rc=$?
 cp "$work/log" "$out/plugin.log" 2>/dev/null
