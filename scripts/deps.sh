@@ -12,7 +12,7 @@ pkgs="
 	trace-cmd libtracefs-dev libtraceevent-dev libtracecmd-dev libcunit1-dev pkg-config time
 	clang libclang-rt-14-dev
 	kernelshark libkshark-dev libjson-c-dev qtbase5-dev libgl-dev libglu1-mesa-dev valgrind
-	xvfb xauth xdotool x11-apps imagemagick chromium
+	xvfb xauth xdotool x11-apps imagemagick chromium gnuplot-nox
 "
 
 missing=

@@ -4,7 +4,7 @@
 # Boot the ustack kernel in QEMU, run one shell command as the guest's job,
 # print its output, power the guest off and exit with the job's status.
 #
-#   guest-run.sh [--debug] [--timeout SEC] [--keep] [--] COMMAND...
+#   guest-run.sh [--debug] [--timeout SEC] [--keep] [--res DIR] [--] COMMAND...
 #
 # The guest sees the host's / read-only over virtio-9p (so host binaries and
 # this repository run in it at the same paths), /tmp is a tmpfs, and the
@@ -19,6 +19,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=$top/build/kernel/arch/x86/boot/bzImage
 timeout=${USTACK_GUEST_TIMEOUT:-300}
 keep=0
+res=
 extra_append=
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -30,6 +31,7 @@ while [ $# -gt 0 ]; do
 	--kernel) kernel=$2; shift ;;
 	--timeout) timeout=$2; shift ;;
 	--keep) keep=1 ;;
+	--res) res=$2; keep=1; shift ;;	# kept; not under /tmp (a tmpfs in the guest)
 	--) shift; break ;;
 	*) break ;;
 	esac
@@ -39,7 +41,9 @@ done
 [ -r "$kernel" ] || { echo "guest-run: no kernel at $kernel: run 'make kernel'" >&2; exit 126; }
 
 mkdir -p "$top/build/guest"
-res=$(mktemp -d "$top/build/guest/run.XXXXXX")
+res=${res:-$(mktemp -d "$top/build/guest/run.XXXXXX")}
+mkdir -p "$res"
+rm -f "$res/rc" "$res/output" "$res/console"
 cleanup() { [ $keep = 1 ] || rm -rf "$res"; }
 trap cleanup EXIT
 printf '%s\n' "$*" > "$res/job.sh"

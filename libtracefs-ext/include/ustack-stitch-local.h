@@ -77,6 +77,18 @@ struct ustack_files {
 	unsigned int		size;
 	bool			share;
 	struct ustack_frameset	**sets;		/* USTACK_FRAMESET_SLOTS, made at first use */
+	struct ustack_stack_block *block;	/* with @share: stacks come from there */
+};
+
+/*
+ * A stack with its reference count; its frames are its frameset's (found
+ * from them), which hold their files. slot: its place in its block, from 1
+ * (ustack-stacks.c); 0 when allocated alone.
+ */
+struct ustack_stack_ref {
+	unsigned int		refs;
+	unsigned int		slot;
+	struct ustack_stack	stack;
 };
 
 int ustack_uleb128(const unsigned char *data, size_t size, size_t *pos,
@@ -89,6 +101,12 @@ unsigned int ustack_stack_refs(const struct ustack_stack *stack) __hidden;
 struct ustack_stack *ustack_stack_decode(struct ustack_files *files, unsigned long long cookie,
 					 int pid, unsigned int nr, unsigned int flags,
 					 const unsigned char *data, size_t size) __hidden;
+
+/* ---- ustack-stacks.c: the memory of a stitcher's stacks ---- */
+
+struct ustack_stack_ref *ustack_stack_alloc(struct ustack_files *files) __hidden;
+void ustack_stack_free(struct ustack_stack_ref *ref) __hidden;
+void ustack_stacks_release(struct ustack_files *files) __hidden;
 
 /* ---- ustack-frameset.c: decoded frames shared by stacks alike ---- */
 
@@ -174,27 +192,27 @@ void ustack_rec_read(struct ustack_formats *fmt, struct tep_record *record,
 
 /* ---- ustack-tasks.c: tasks and their kernel entries ---- */
 
-enum ustack_entry_state {
-	USTACK_ENTRY_PENDING,
-	USTACK_ENTRY_STACK,
-	USTACK_ENTRY_LOST,
-};
-
 /*
  * One kernel entry of a task: its cookie and, once known, its stack or why it
- * is lost. Held by its task while current, and by every event held for it.
+ * is lost, all in @info (USTACK_STATE_PENDING, _STACK or _LOST), which is
+ * what ustack_stitcher_lookup() gives. Held by its task while current, and by
+ * every event held or indexed for it. 48 bytes: a trace has one per kernel
+ * entry.
  */
 struct ustack_entry {
 	unsigned int		refs;
-	enum ustack_entry_state	state;
-	enum ustack_lost	lost;
-	unsigned long long	cookie;
-	unsigned long long	missed_gen;	/* the stitcher's when it was made */
-	const struct ustack_stack *stack;
-	struct ustack_info	info;		/* the same, as ustack_stitcher_lookup() gives it */
+	union {
+		unsigned long long	missed_gen;	/* the stitcher's when it was made */
+		struct ustack_entry	*next_free;	/* put: in its pool's free list */
+	};
+	struct ustack_info	info;
 	struct ustack_entry_pool *pool;		/* where it goes back when put */
-	struct ustack_entry	*next_free;
 };
+
+static inline bool ustack_entry_pending(const struct ustack_entry *entry)
+{
+	return entry->info.state == USTACK_STATE_PENDING;
+}
 
 /*
  * The entries of a stitcher, taken from chunks of USTACK_ENTRY_CHUNK: one

@@ -30,13 +30,6 @@
 
 #include "ustack-stitch-local.h"
 
-/* A stack with its reference count and its frames, which hold their files. */
-struct ustack_stack_ref {
-	unsigned int		refs;
-	struct ustack_frameset	*set;
-	struct ustack_stack	stack;
-};
-
 /**
  * ustack_uleb128 - read an unsigned LEB128 number
  * @data: the bytes
@@ -185,6 +178,7 @@ void ustack_files_clear(struct ustack_files *files)
 	unsigned int i;
 
 	ustack_framesets_forget(files);
+	ustack_stacks_release(files);
 	free(files->sets);
 	files->sets = NULL;
 	for (i = 0; i < files->size; i++)
@@ -312,13 +306,12 @@ struct ustack_stack *ustack_stack_decode(struct ustack_files *files, unsigned lo
 		if (share && !set->malformed)
 			ustack_frameset_keep(files, set);
 	}
-	ref = malloc(sizeof(*ref));
+	ref = ustack_stack_alloc(files);
 	if (!ref) {
 		ustack_frameset_put(set);
 		return NULL;
 	}
 	ref->refs = 1;
-	ref->set = set;
 	ref->stack.cookie = cookie;
 	ref->stack.pid = pid;
 	ref->stack.flags = flags & (USTACK_STACK_TRUNCATED | USTACK_STACK_NO_STACK);
@@ -376,6 +369,8 @@ void ustack_stack_put(const struct ustack_stack *stack)
 	ref = container_of(stack, struct ustack_stack_ref, stack);
 	if (__atomic_sub_fetch(&ref->refs, 1, __ATOMIC_ACQ_REL))
 		return;
-	ustack_frameset_put(ref->set);
-	free(ref);
+	/* the frames are the frameset's */
+	ustack_frameset_put(container_of((struct ustack_frame *)stack->frames,
+					 struct ustack_frameset, frames[0]));
+	ustack_stack_free(ref);
 }

@@ -29,7 +29,7 @@ static void ustack_info_fill(const struct ustack_entry *entry, bool limit,
 			     struct ustack_info *info)
 {
 	if (entry)
-		info->cookie = entry->cookie;
+		info->cookie = entry->info.cookie;
 	if (limit) {
 		info->state = USTACK_STATE_LOST;
 		info->lost = USTACK_LOST_LIMIT;
@@ -38,15 +38,10 @@ static void ustack_info_fill(const struct ustack_entry *entry, bool limit,
 	}
 	if (!entry)
 		return;
-	if (entry->state == USTACK_ENTRY_STACK) {
-		info->state = USTACK_STATE_STACK;
-		info->lost = USTACK_LOST_NONE;
-		info->stack = entry->stack;
-	} else {
-		info->state = USTACK_STATE_LOST;
-		info->lost = entry->lost;
-		info->stack = NULL;
-	}
+	info->state = entry->info.state == USTACK_STATE_STACK ? USTACK_STATE_STACK :
+							      USTACK_STATE_LOST;
+	info->lost = entry->info.lost;
+	info->stack = entry->info.stack;
 }
 
 /* Count, and call back: 1 when the callback asks to stop. */
@@ -65,7 +60,7 @@ static int ustack_call(struct ustack_stitcher *st, struct tep_event *event,
 
 static bool ustack_held_ready(const struct ustack_held *h)
 {
-	return h->limit || !h->entry || h->entry->state != USTACK_ENTRY_PENDING;
+	return h->limit || !h->entry || !ustack_entry_pending(h->entry);
 }
 
 static void ustack_held_free(struct ustack_stitcher *st, struct ustack_held *h)
@@ -205,7 +200,7 @@ static int ustack_held_limit(struct ustack_stitcher *st)
  */
 int ustack_hand_back(struct ustack_stitcher *st, const struct ustack_out *out)
 {
-	bool pending = out->entry && out->entry->state == USTACK_ENTRY_PENDING;
+	bool pending = out->entry && ustack_entry_pending(out->entry);
 	struct ustack_info info;
 	int stop;
 

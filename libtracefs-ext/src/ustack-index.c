@@ -135,7 +135,6 @@ void ustack_index_note(struct ustack_index *idx, int cpu, int pid, unsigned long
 		/* lost: the task had moved on (out of order input); an entry of its own */
 		entry = idx->spare;
 		idx->spare = NULL;
-		entry->cookie = info->cookie;
 		entry->info.cookie = info->cookie;
 		ustack_entry_lose(entry, info->lost);
 		last = NULL;

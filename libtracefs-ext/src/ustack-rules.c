@@ -162,7 +162,7 @@ void ustack_on_cookie(struct ustack_stitcher *st, struct ustack_cpu *c,
 	c->next = false;
 
 	task = ustack_task_find(&st->tasks, rec->pid);
-	if (task && task->entry->cookie == rec->cookie) {
+	if (task && task->entry->info.cookie == rec->cookie) {
 		/* said again: on another CPU, or every 128 events */
 		ustack_task_touch(&st->tasks, task);
 		return;
@@ -211,8 +211,8 @@ int ustack_on_stack(struct ustack_stitcher *st, struct ustack_cpu *c,
 		c->next = true;
 	}
 	task = ustack_task_find(&st->tasks, rec->pid);
-	if (task && task->entry->cookie == rec->cookie &&
-	    task->entry->state == USTACK_ENTRY_PENDING)
+	if (task && task->entry->info.cookie == rec->cookie &&
+	    ustack_entry_pending(task->entry))
 		entry = task->entry;
 	else
 		st->stats.stacks_unmatched++;
@@ -223,14 +223,13 @@ int ustack_on_stack(struct ustack_stitcher *st, struct ustack_cpu *c,
 				    rec->data, rec->size);
 	if (!stack)
 		return -1;
+	if (st->flags & USTACK_STITCH_RAW)
+		*raw = entry ? ustack_stack_get(stack) : stack;
 	if (entry) {
+		/* the decoded stack's reference is the entry's */
 		ustack_entry_set_stack(entry, stack);
 		ustack_task_touch(&st->tasks, task);
 	}
-	if (st->flags & USTACK_STITCH_RAW)
-		*raw = stack;
-	else
-		ustack_stack_put(stack);
 	return 0;
 }
 
@@ -279,7 +278,7 @@ int ustack_on_event(struct ustack_stitcher *st, struct ustack_cpu *c, int pid,
 		return 0;
 	}
 	task = ustack_task_find(&st->tasks, pid);
-	if (task && c->next && task->entry->cookie != c->cookie &&
+	if (task && c->next && task->entry->info.cookie != c->cookie &&
 	    !ustack_task_next(st, task, c->cookie))
 		task = NULL;
 	/* the task is at the entry the stack entry named, from now on */
@@ -288,7 +287,7 @@ int ustack_on_event(struct ustack_stitcher *st, struct ustack_cpu *c, int pid,
 		task = ustack_task_new(st, pid, c->cookie);
 		if (!task)
 			return -1;
-	} else if (task->entry->cookie != c->cookie) {
+	} else if (task->entry->info.cookie != c->cookie) {
 		/* the task has moved on to another entry since (out of order input) */
 		out->info.state = USTACK_STATE_LOST;
 		out->info.lost = USTACK_LOST_NEXT_COOKIE;

@@ -208,8 +208,6 @@ struct ustack_entry *ustack_entry_alloc(struct ustack_entry_pool *pool, unsigned
 	memset(e, 0, sizeof(*e));
 	e->pool = pool;
 	e->refs = 1;
-	e->state = USTACK_ENTRY_PENDING;
-	e->cookie = cookie;
 	e->missed_gen = missed_gen;
 	e->info.state = USTACK_STATE_PENDING;
 	e->info.cookie = cookie;
@@ -251,7 +249,7 @@ void ustack_entry_put(struct ustack_entry *entry)
 {
 	if (!entry || --entry->refs)
 		return;
-	ustack_stack_put(entry->stack);
+	ustack_stack_put(entry->info.stack);
 	entry->next_free = entry->pool->free;
 	entry->pool->free = entry;
 }
@@ -263,10 +261,8 @@ void ustack_entry_put(struct ustack_entry *entry)
  */
 void ustack_entry_lose(struct ustack_entry *entry, enum ustack_lost why)
 {
-	if (entry->state != USTACK_ENTRY_PENDING)
+	if (!ustack_entry_pending(entry))
 		return;
-	entry->state = USTACK_ENTRY_LOST;
-	entry->lost = why;
 	entry->info.state = USTACK_STATE_LOST;
 	entry->info.lost = why;
 }
@@ -274,12 +270,10 @@ void ustack_entry_lose(struct ustack_entry *entry, enum ustack_lost why)
 /**
  * ustack_entry_set_stack - the stack of a pending entry came
  * @entry: the entry, pending
- * @stack: its stack; the entry takes a reference
+ * @stack: its stack; the entry takes over the caller's reference
  */
 void ustack_entry_set_stack(struct ustack_entry *entry, const struct ustack_stack *stack)
 {
-	entry->state = USTACK_ENTRY_STACK;
-	entry->stack = ustack_stack_get(stack);
 	entry->info.state = USTACK_STATE_STACK;
-	entry->info.stack = entry->stack;
+	entry->info.stack = stack;
 }

@@ -114,6 +114,52 @@ out:
 	ustack_files_clear(&files);
 }
 
+/*
+ * A sharing table hands its stacks out of blocks (ustack-stacks.c): stacks
+ * of several blocks, the table cleared between them, put in any order (the
+ * last of a block frees it: the ASan run finds a block leaked or freed
+ * early); each stack stays whole until its own last reference goes.
+ */
+static void test_stack_blocks(void)
+{
+	struct ustack_files files = { .share = true };
+	struct ustack_stack *st[3000];
+	size_t i, n = 0, bad = 0;
+
+	if (!UT_CHECK(!ustack_files_set(&files, 1, NULL, 0, "/a.so", 5) &&
+		      !ustack_files_set(&files, 2, NULL, 0, "/b.so", 5), "files_set"))
+		return;
+	for (i = 0; i < UT_ARRAY_SIZE(st); i++) {
+		st[i] = ut_decode(&files, K1 + i, ut_here, UT_ARRAY_SIZE(ut_here));
+		if (!st[i])
+			break;
+		n++;
+		if (i == 1000) {
+			/* a flush: the table starts again, with new blocks */
+			ustack_files_clear(&files);
+			ustack_files_set(&files, 1, NULL, 0, "/a.so", 5);
+			ustack_files_set(&files, 2, NULL, 0, "/b.so", 5);
+		}
+	}
+	UT_CHECK(n == UT_ARRAY_SIZE(st), "decoded %zu stacks: %s", n, strerror(errno));
+	ustack_files_clear(&files);
+	/* every other one first, kept ones with a second reference */
+	for (i = 0; i < n; i += 2) {
+		if (i % 6 == 0)
+			ustack_stack_get(st[i]);
+		ustack_stack_put(st[i]);
+	}
+	for (i = 1; i < n; i += 2) {
+		bad += st[i]->cookie != K1 + i || st[i]->nr != 3;
+		ustack_stack_put(st[i]);
+	}
+	for (i = 0; i < n; i += 6) {
+		bad += st[i]->cookie != K1 + i || strcmp(st[i]->frames[2].path, "/b.so");
+		ustack_stack_put(st[i]);
+	}
+	UT_CHECK(!bad, "%zu stacks changed before their last reference went", bad);
+}
+
 /* A table without sharing (ustack_frames_decode()'s) decodes every entry. */
 static void test_no_share(void)
 {
@@ -198,5 +244,6 @@ void utest_frameset_register(void)
 	CU_add_test(suite, "files_same", test_files_same);
 	CU_add_test(suite, "share", test_share);
 	CU_add_test(suite, "no_share", test_no_share);
+	CU_add_test(suite, "stack_blocks", test_stack_blocks);
 	CU_add_test(suite, "stitcher_share", test_stitcher_share);
 }

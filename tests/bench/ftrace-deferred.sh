@@ -5,18 +5,43 @@
 #   none      events only
 #   inplace   options/userstacktrace (in-place walk after every event)
 #   deferred  options/user_stacktrace_deferred
-# with 1, 4 and 16 events per kernel entry, and with the function tracer.
+# with 1, 4 and 16 events per kernel entry, and with the function tracer;
+# and the equal-depth row "eq8": 1 event per entry from an 8-frame stack,
+# which in-place userstacktrace (8 entries) sees whole; and the real-program
+# row "tar": Debian's tar archiving a tree of 200 directories of 10 small
+# files each (in the guest's tmpfs), every system call traced (raw_syscalls
+# sys_enter), its bytes and time per tar run (in microseconds, not ns).
 # All rows come from this one boot, side by side.
+#
+#   ftrace-deferred.sh [--rounds N] [--label NAME]
+#
+# Every row is the median of N interleaved rounds with its spread (third
+# quartile - first quartile; max - min for 3 rounds or fewer). A row whose
+# spread, with its "none" row's, is larger than its effect (its cost over
+# "none") is reported, and the script exits 1: its figures are noise. The rows also go to $USTACK_RES/ftrace-NAME.csv.
 . "$(dirname "$0")/../lib/result.sh"
 . "$(dirname "$0")/../lib/ustack.sh"
 
 CALLS=${BENCH_CALLS:-2000}
 ROUNDS=${BENCH_ROUNDS:-3}
+LABEL=run
+while [ $# -gt 0 ]; do
+	case $1 in
+	--rounds) ROUNDS=$2; shift ;;
+	--label) LABEL=$2; shift ;;
+	esac
+	shift
+done
 BENCH=$USTACK_PROGS/ustack-bench
+BENCH_ARG=0		# ustack-bench's DEEPER: 0 is 18 frames, -10 is 8
+CSV=${USTACK_RES:-/tmp}/ftrace-$LABEL.csv
+echo "label,epe,walk_frames,mode,bytes,ns,ns_q1,ns_q3,stack_bytes,stack_ns" > "$CSV"
+noisy=0
 
 events() {	# EPE: enable EPE events per getppid kernel entry
 	case $1 in
-	1)	tw $T/events/syscalls/sys_enter_getppid/enable 1 ;;
+	1|eq8)	tw $T/events/syscalls/sys_enter_getppid/enable 1 ;;
+	tar)	tw $T/events/raw_syscalls/sys_enter/enable 1 ;;
 	4)	tw $T/events/syscalls/sys_enter_getppid/enable 1
 		tw $T/events/syscalls/sys_exit_getppid/enable 1
 		tw $T/events/kprobes/kp1/enable 1
@@ -39,15 +64,21 @@ run() {		# MODE EPE: prints "bytes_per_call ns_per_call frames"
 	deferred)	tw $T/options/user_stacktrace_deferred 1 ;;
 	esac
 	events "$epe"
-	gated "$BENCH" "$CALLS"
+	if [ "$epe" = tar ]; then
+		gated tar cf /tmp/bench.tar -C /tmp/benchtree .
+	else
+		gated "$BENCH" "$CALLS" "$BENCH_ARG"
+	fi
 	tw $T/set_event_pid "$GATED_PID"
 	if [ "$epe" = fn ]; then
 		tw $T/set_ftrace_pid "$GATED_PID"
 		tw $T/current_tracer function
 	fi
 	tw $T/tracing_on 1
+	t0=$(date +%s%N)
 	open_gate
 	wait "$GATED_PID"
+	t1=$(date +%s%N)
 	tw $T/tracing_on 0
 	for f in $T/per_cpu/cpu*/stats; do
 		b=$(sed -n 's/^bytes: //p' "$f")
@@ -60,6 +91,10 @@ run() {		# MODE EPE: prints "bytes_per_call ns_per_call frames"
 	echo > $T/set_ftrace_pid
 	echo 0 > $T/options/userstacktrace
 	trace_clear
+	if [ "$epe" = tar ]; then	# per run; the gate's own wait is in it
+		echo "$bytes $(((t1 - t0) / 1000)) ${frames:-0}"
+		return
+	fi
 	echo "$((bytes / CALLS)) $ns ${frames:-0}"
 }
 
@@ -67,27 +102,51 @@ for i in $(seq 1 14); do
 	echo "p:kp$i __x64_sys_getppid" >> $T/kprobe_events
 done
 "$BENCH" 10 > /dev/null	# warm the page cache
+for d in $(seq 1 200); do
+	mkdir -p /tmp/benchtree/d$d
+	for f in $(seq 1 10); do echo "$d $f" > /tmp/benchtree/d$d/f$f; done
+done
+tar cf /tmp/bench.tar -C /tmp/benchtree .	# warm
 
-echo "ustack-bench: $CALLS getppid calls from a 16-function-deep stack, per call,"
-echo "median of $ROUNDS rounds (modes interleaved within a round):"
-printf '%-6s %-9s %10s %10s %14s %14s\n' epe mode bytes ns "stack bytes" "stack ns"
-for epe in 1 4 16 fn; do
+# quartiles N...: the first and third quartile (for 7 values the 2nd and
+# the 6th, for up to 3 values the lowest and the highest): one outlier
+# round of a busy host does not make a row's spread.
+quartiles() {
+	local k=$((($# + 3) / 4))
+
+	printf '%s\n' "$@" | sort -n | sed -n "${k}p;$(($# + 1 - k))p" | tr '\n' ' '
+}
+
+echo "ustack-bench: $CALLS getppid calls from a 16-function-deep stack (eq8: 8 frames),"
+echo "per call, median of $ROUNDS rounds (modes interleaved within a round), spread = q3 - q1:"
+printf '%-6s %-9s %10s %10s %8s %14s %14s\n' epe mode bytes ns spread "stack bytes" "stack ns"
+for epe in 1 4 16 fn eq8 tar; do
 	modes="none inplace deferred"
 	[ "$epe" = fn ] && modes="none deferred"	# no in-place user stacks there
-	for mode in $modes; do eval "bs_$mode= ts_$mode="; done
+	BENCH_ARG=0
+	[ "$epe" = eq8 ] && BENCH_ARG=-10
+	for mode in $modes; do eval "bs_$mode= ts_$mode= fr_$mode="; done
 	for r in $(seq 1 "$ROUNDS"); do
 		for mode in $modes; do
-			read -r b t _ <<< "$(run $mode $epe)"
-			eval "bs_$mode=\"\$bs_$mode $b\" ts_$mode=\"\$ts_$mode $t\""
+			read -r b t f <<< "$(run $mode $epe)"
+			eval "bs_$mode=\"\$bs_$mode $b\" ts_$mode=\"\$ts_$mode $t\" fr_$mode=$f"
 		done
 	done
 	for mode in $modes; do
-		eval "b=\$(median \$bs_$mode) t=\$(median \$ts_$mode)"
-		[ $mode = none ] && b0=$b t0=$t
-		printf '%-6s %-9s %10s %10s %14s %14s\n' $epe $mode $b $t $((b - b0)) $((t - t0))
+		eval "b=\$(median \$bs_$mode) t=\$(median \$ts_$mode) f=\$fr_$mode"
+		read -r lo hi <<< "$(eval "quartiles \$ts_$mode")"
+		[ $mode = none ] && b0=$b t0=$t sp0=$((hi - lo))
+		printf '%-6s %-9s %10s %10s %8s %14s %14s\n' $epe $mode $b $t $((hi - lo)) $((b - b0)) $((t - t0))
+		echo "$LABEL,$epe,$f,$mode,$b,$t,$lo,$hi,$((b - b0)),$((t - t0))" >> "$CSV"
 		eval "B_${mode}_$epe=$((b - b0)) T_${mode}_$epe=$((t - t0))"
+		if [ $mode != none ] && [ $((hi - lo + sp0)) -gt $((t - t0)) ]; then
+			echo "  NOISE: $epe/$mode: spread $((hi - lo)) + $sp0 (none) > effect $((t - t0)) ns" >&2
+			noisy=1
+		fi
 	done
 done
+BENCH_ARG=0
+echo "(tar: bytes and time per tar run, the time in microseconds)"
 echo
 echo "user stack cost, in-place / deferred (goal: >= 10x bytes, >= 5x time at 16 events):"
 for epe in 1 4 16; do
@@ -97,6 +156,9 @@ for epe in 1 4 16; do
 			e, (bd > 0 ? bi / bd : 0), (td > 0 ? ti / td : 0), (bi > 0 ? bd / bi : 0), (ti > 0 ? td / ti : 0) }'
 done
 echo "  function tracer: deferred user stacks cost $B_deferred_fn bytes and $T_deferred_fn ns per call"
+awk -v ti=$T_inplace_eq8 -v td=$T_deferred_eq8 'BEGIN {
+	printf "  equal depth (8 frames, 1 event/entry): deferred/in-place time %.2fx (goal: <= 1.1x)\n",
+		(ti > 0 ? td / ti : 0) }'
 
 # SFrame against frame pointers: the same program built without frame
 # pointers and with .sframe, 1 event per entry, the walk's cost per frame.
@@ -123,3 +185,4 @@ if [ -x "$SF_BENCH" ]; then
 			printf "  sframe/fp per entry: %.2fx; per frame (whole entry cost / frames): %.2fx\n", ts / tf, (ts / fs) / (tf / ff) }'
 fi
 echo > $T/kprobe_events
+[ $noisy = 0 ] || { echo "ftrace-deferred: rows whose spread exceeds their effect (above): not figures" >&2; exit 1; }

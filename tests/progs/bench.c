@@ -7,7 +7,9 @@
  * main -> bench_f0 -> ... -> bench_f15 (16 distinct functions, so that the
  * stack is not a run of identical frames) makes CALLS getppid system calls
  * from its own code and prints "ns_per_call N". DEEPER (default 0) more
- * frames of bench_deeper go between main and bench_f0.
+ * frames of bench_deeper go between main and bench_f0; a negative DEEPER
+ * leaves out that many of the 16 functions: main calls bench_f<-DEEPER>
+ * (-10: an 8-frame stack of bench_syscalls, bench_f15..f10 and main).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +66,11 @@ static NOINLINE long bench_deeper(long n)
 	return ret;
 }
 
+static long (*const bench_fs[])(void) = {
+	bench_f0, bench_f1, bench_f2, bench_f3, bench_f4, bench_f5, bench_f6, bench_f7,
+	bench_f8, bench_f9, bench_f10, bench_f11, bench_f12, bench_f13, bench_f14, bench_f15,
+};
+
 int main(int argc, char **argv)
 {
 	struct timespec a, b;
@@ -75,8 +82,10 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	if (deeper > 0)
 		bench_deeper(deeper - 1);
+	else if (-deeper < (long)(sizeof(bench_fs) / sizeof(bench_fs[0])))
+		bench_fs[-deeper]();
 	else
-		bench_f0();
+		bench_syscalls();
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	ns = (b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec);
 	printf("ns_per_call %.0f\n", ns / bench_calls);
