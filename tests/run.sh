@@ -15,7 +15,9 @@
 # Guest tests: tests/guest/*.sh, each booted in its own guest by
 # scripts/guest-run.sh (on the debug kernel too when the file says
 # "# kernels: normal debug" and USTACK_DEBUG=1, i.e. make check DEBUG=1;
-# debug timeouts are 5 times longer). Tests print PASS:/FAIL:/SKIP: lines
+# debug timeouts are 5 times longer; "# icount: OPTIONS" boots it under
+# QEMU -icount OPTIONS, where the guest's clock counts its instructions and
+# does not grow while the host starves it). Tests print PASS:/FAIL:/SKIP: lines
 # (tests/lib/result.sh); a script that fails without saying what, or whose
 # guest shows a kernel report, hangs or does not boot, counts as one FAIL.
 # Each file's line ends with its exit status and how long it took (of its
@@ -173,7 +175,11 @@ for t in "$top"/tests/guest/*.sh; do
 		tmo=${tmo:-300}
 		[ "$k" = debug ] && tmo=$((tmo * 5))
 		limit=$tmo
-		"$top/scripts/guest-run.sh" $opt --timeout "$tmo" -- bash "$t" >"$log" 2>&1
+		# "# icount: OPTIONS": booted under QEMU's instruction counting,
+		# for a test that checks a duration of the guest's clock
+		icount=$(sed -n 's/^# icount: *//p' "$t")
+		USTACK_ICOUNT=$icount "$top/scripts/guest-run.sh" $opt --timeout "$tmo" -- bash "$t" \
+			>"$log" 2>&1
 		count "$name" "$log" $?
 		limit=
 	done
