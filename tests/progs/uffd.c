@@ -12,10 +12,12 @@
  * in read(), the page holding uffd_outer's frame record is dropped and
  * registered with userfaultfd. When the read returns, the deferred
  * unwinder walks the stack before the return to user space and faults on
- * that page: the walk, and so the callback of every consumer that asked,
- * now waits for this program. Meanwhile another thread does ACTION, which
- * cancels a consumer: it must wait for the callback in flight. Only then
- * is the page given back, with its old contents.
+ * that page: the walk now waits for this program, which holds the fault.
+ * Meanwhile another thread does ACTION, which cancels a consumer: it must
+ * not wait for the walk. Only once ACTION has returned (or after
+ * UFFD_WAIT_S, a bound for a hang) is the page given back, with its old
+ * contents; whether ACTION returned before that is decided by the order of
+ * the two, not by how long either took.
  *
  * Prints, one per line:
  *   tid TID                  the thread whose stack is walked
@@ -26,6 +28,10 @@
  *                            never returns before the page is given back)
  *   kstack FUNC...           ACTION's kernel stack meanwhile
  *   action ret R errno E     what ACTION returned, after the page was back
+ *   action held yes|no       yes: ACTION returned while the fault was
+ *                            still held (the page not yet given back)
+ *   action us N              how long ACTION took, in microseconds of this
+ *                            system's CLOCK_MONOTONIC
  * and exits 0 when it got that far, 1 (with a message) otherwise.
  */
 #define _GNU_SOURCE
@@ -41,6 +47,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "raw-syscall.h"
@@ -57,8 +64,9 @@
 static int go_pipe[2], ready_pipe[2];
 static void *outer_fp;
 static const char *action, *path;
-static atomic_int action_started, action_done;
+static atomic_int action_started, action_done, page_back, action_held;
 static int action_ret, action_errno;
+static long long action_us;
 static pid_t action_tid, walked_tid;
 
 /* A system call from our own code, in a frame of its own. */
@@ -125,12 +133,23 @@ NOINLINE static void *uffd_thread(void *arg)
 	return (void *)ret;
 }
 
+/* CLOCK_MONOTONIC in microseconds */
+static long long uffd_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+}
+
 static void *action_thread(void *arg)
 {
+	long long start;
 	int fd, ret;
 
 	action_tid = syscall(SYS_gettid);
 	atomic_store(&action_started, 1);
+	start = uffd_now_us();
 	if (!strcmp(action, "toggle")) {
 		fd = open(path, O_WRONLY);
 		ret = fd < 0 ? -1 : write(fd, "0\n", 2);
@@ -141,6 +160,9 @@ static void *action_thread(void *arg)
 		ret = rmdir(path);
 		action_errno = errno;
 	}
+	action_us = uffd_now_us() - start;
+	/* the page is given back only after page_back is set */
+	atomic_store(&action_held, !atomic_load(&page_back));
 	action_ret = ret;
 	atomic_store(&action_done, 1);
 	return NULL;
@@ -288,7 +310,11 @@ int main(int argc, char **argv)
 	printf("waiting %s\n", atomic_load(&action_done) ? "no" : "yes");
 	print_kstack(action_tid);
 
-	/* Give the page back as it was: the walk goes on. */
+	/*
+	 * Give the page back as it was: the walk goes on. ACTION returned
+	 * while the fault was held exactly when it saw page_back still 0.
+	 */
+	atomic_store(&page_back, 1);
 	copy.dst = page;
 	copy.src = (unsigned long)saved;
 	copy.len = ps;
@@ -296,6 +322,8 @@ int main(int argc, char **argv)
 		return die("UFFDIO_COPY");
 	pthread_join(actor, NULL);
 	printf("action ret %d errno %d\n", action_ret, action_ret < 0 ? action_errno : 0);
+	printf("action held %s\n", atomic_load(&action_held) ? "yes" : "no");
+	printf("action us %lld\n", action_us);
 	pthread_join(walked, NULL);
 	return 0;
 }
