@@ -15,7 +15,7 @@
 #    sr_drap as FLEX rows: CFA = *(rbp - 24), rbp = *(rbp)) registered
 #    instead: the exact chain. (gas V1 with sr_drap: sframe-drap-fallback.sh)
 # kernels: normal debug
-# timeout: 300
+# timeout: 600
 . "$(dirname "$0")/../lib/result.sh"
 . "$(dirname "$0")/../lib/ustack.sh"
 . "$(dirname "$0")/../lib/sframe-reg.sh"
