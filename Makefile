@@ -3,6 +3,8 @@
 # ustack: deferred user-space stack traces for Linux 6.12 LTS.
 #
 #   make check     install deps, build everything, run host and guest tests
+#   make check-stress   make check with every core kept busy (STRESS_LOAD
+#                  busy loops, one per CPU by default): timing-dependent tests
 #   make demo      build everything and trace the sample program in a guest
 #   make install   install ustack-flame and its man page (DESTDIR, prefix)
 #   make kernel    build the patched guest kernel (DEBUG=1: the debug kernel)
@@ -51,7 +53,7 @@ PROG_SRC    := tests/progs
 .PHONY: sframe-fuzz-kernel
 .PHONY: all deps kernel-tree kernel-tree-reset kernel kernel-debug kernel-patches perf \
 	progs libtracefs-ext trace-cmd-plugin kernelshark-plugin flamegraph sframe sframe-mutate \
-	check demo bench install clean distclean
+	check check-stress demo bench install clean distclean
 
 all: kernel perf progs libtracefs-ext trace-cmd-plugin kernelshark-plugin flamegraph sframe
 
@@ -236,6 +238,11 @@ check: deps
 	$(Q)$(SFRAME_ASAN) utest
 	$(Q)$(FUZZ)
 	$(Q)USTACK_DEBUG=$(DEBUG) tests/run.sh
+
+# make check under load (scripts/check-stress.sh): the build and every test
+# with STRESS_LOAD busy loops (default: one per CPU) on the same cores.
+check-stress:
+	$(Q)scripts/check-stress.sh $(MAKE) --no-print-directory check DEBUG=$(DEBUG)
 
 # Fuzzing (tests/fuzz): libFuzzer targets of libtracefs-ext under clang with
 # ASan and UBSan, each run FUZZ_SECONDS in turn. make check builds them, and

@@ -50,12 +50,14 @@ printf '%s\n' "$*" > "$res/job.sh"
 
 # USTACK_ICOUNT (e.g. "shift=0,sleep=off"): QEMU's instruction counting,
 # the guest clock then advances by executed instructions (benchmarks that
-# repeat; TCG only).
+# repeat, tests that check a duration of the guest's clock; TCG only). The
+# job sees it as $USTACK_ICOUNT.
 # KVM only where it really works (/dev/kvm and hardware virtualization);
 # these machines have a /dev/kvm that cannot run a normal guest.
 accel="-accel tcg,thread=${USTACK_TCG_THREAD:-single} -cpu max${USTACK_ICOUNT:+ -icount $USTACK_ICOUNT}"
 if [ "${USTACK_KVM:-auto}" != no ] && [ -w /dev/kvm ] && grep -qwE 'vmx|svm' /proc/cpuinfo; then
 	accel="-accel kvm -cpu host"
+	USTACK_ICOUNT=	# not under KVM: the job must not believe it
 fi
 
 # no_timer_check: the boot's IO-APIC timer test counts ticks over a TSC
@@ -65,7 +67,7 @@ append="console=ttyS0 earlyprintk=serial,ttyS0 panic=-1 no_timer_check root=host
 append="$append rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose ro"
 kobj=$(cd "$(dirname "$kernel")/../../.." && pwd)
 append="$append init=$top/scripts/guest-init.sh USTACK_RES=$res USTACK_CWD=$PWD USTACK_KOBJ=$kobj"
-append="$append $extra_append ${USTACK_APPEND:-}"
+append="$append $extra_append ${USTACK_ICOUNT:+USTACK_ICOUNT=$USTACK_ICOUNT} ${USTACK_APPEND:-}"
 
 # shellcheck disable=SC2086
 timeout -s KILL "$timeout" qemu-system-x86_64 $accel -smp 2 -m 2G \

@@ -26,23 +26,22 @@ printf '[General]\nnoRootWarn=true\n' > "$work/cache/setting.ini"
 
 cat > "$work/session.sh" <<'EOS'
 #!/bin/bash
-# inside xvfb-run: $1 plugin, $2 trace, $3 work dir, $4 output dir
+# inside xvfb-run: $1 plugin, $2 trace, $3 work dir, $4 output dir. Each
+# step waits for what the plugin logs (wait_until: 120 s, a bound for a
+# hang on a busy host, never a duration).
+. "$USTACK_TOP/tests/lib/result.sh"
+marks() { grep -c '^mark stack cpu' "$USTACK_KSHARK_LOG" 2>/dev/null; }
+more_marks() { [ "$(marks)" -gt "$1" ]; }
 kernelshark -p "$1" "$2" >"$3/ks.out" 2>&1 &
 pid=$!
-win=$(timeout 60 xdotool search --sync --onlyvisible --name "Kernel Shark" | head -n 1)
+win=$(timeout 120 xdotool search --sync --onlyvisible --name "Kernel Shark" | head -n 1)
 [ -n "$win" ] || { kill "$pid"; exit 1; }
-for i in $(seq 1 30); do
-	grep -q '^mark stack cpu' "$USTACK_KSHARK_LOG" 2>/dev/null && break
-	sleep 1
-done
+wait_until 120 more_marks 0 || { echo "no mark drawn in 120 s" >>"$3/ks.out"; kill "$pid"; exit 1; }
 # the whole screen (no window manager places it); then drawn again, marks elsewhere
-n=$(grep -c '^mark stack cpu' "$USTACK_KSHARK_LOG")
+n=$(marks)
 xdotool windowsize "$win" 1560 960
-for i in $(seq 1 20); do
-	[ "$(grep -c '^mark stack cpu' "$USTACK_KSHARK_LOG")" -gt "$n" ] && break
-	sleep 0.5
-done
-sleep 1
+wait_until 120 more_marks "$n"
+sleep 1		# the last paint
 xwd -id "$win" -silent | convert xwd:- png:"$4/kernelshark.png"
 xy=$(sed -n 's/^mark stack cpu [0-9]* at \([0-9]*\),\([0-9]*\) .*/\1 \2/p' "$USTACK_KSHARK_LOG" |
      tail -n 1)
@@ -50,7 +49,7 @@ if [ -n "$xy" ]; then
 	xdotool mousemove $xy
 	sleep 0.3
 	xdotool click --repeat 2 --delay 80 1
-	sw=$(timeout 10 xdotool search --sync --onlyvisible --name "^User stack$" | head -n 1)
+	sw=$(timeout 120 xdotool search --sync --onlyvisible --name "^User stack$" | head -n 1)
 	sleep 1
 	# the window itself: the root window shows it black over KernelShark's OpenGL window
 	[ -n "$sw" ] && xwd -id "$sw" -silent | convert xwd:- png:"$4/kernelshark-stack.png"
@@ -60,8 +59,9 @@ wait "$pid"
 exit 0
 EOS
 chmod +x "$work/session.sh"
-export KS_USER_CACHE_DIR=$work/cache USTACK_KSHARK_LOG=$work/log
-timeout 150 xvfb-run -a -s '-screen 0 1600x1000x24' "$work/session.sh" "$plugin" "$trace" \
+USTACK_TOP=$(cd "$(dirname "$0")/.." && pwd)
+export KS_USER_CACHE_DIR=$work/cache USTACK_KSHARK_LOG=$work/log USTACK_TOP
+timeout 600 xvfb-run -a -s '-screen 0 1600x1000x24' "$work/session.sh" "$plugin" "$trace" \
 	"$work" "$out" >"$work/xvfb.out" 2>&1
 [ -s "$out/kernelshark.png" ] || {
 	echo "$0: no screenshot: $(tail -n 3 "$work/ks.out" "$work/xvfb.out" 2>/dev/null)" >&2

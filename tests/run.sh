@@ -15,9 +15,13 @@
 # Guest tests: tests/guest/*.sh, each booted in its own guest by
 # scripts/guest-run.sh (on the debug kernel too when the file says
 # "# kernels: normal debug" and USTACK_DEBUG=1, i.e. make check DEBUG=1;
-# debug timeouts are 5 times longer). Tests print PASS:/FAIL:/SKIP: lines
+# debug timeouts are 5 times longer; "# icount: OPTIONS" boots it under
+# QEMU -icount OPTIONS, where the guest's clock counts its instructions and
+# does not grow while the host starves it). Tests print PASS:/FAIL:/SKIP: lines
 # (tests/lib/result.sh); a script that fails without saying what, or whose
 # guest shows a kernel report, hangs or does not boot, counts as one FAIL.
+# Each file's line ends with its exit status and how long it took (of its
+# timeout, for a guest test): the margin a busy host eats into.
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,6 +32,8 @@ pattern=
 
 passed=0 failed=0 skipped=0
 failures=()
+started=$SECONDS	# of the test file being counted
+limit=		# its guest timeout, if any
 
 count() {	# count FILE-LABEL LOG EXIT-STATUS
 	local label=$1 log=$2 rc=$3 line np=0 nf=0
@@ -51,7 +57,7 @@ count() {	# count FILE-LABEL LOG EXIT-STATUS
 		failed=$((failed + 1))
 		failures+=("$label: printed no result (log: ${log#$top/})")
 	fi
-	printf '%-40s %s\n' "$label" "$(grep -cE '^PASS:' "$log") passed, $(grep -cE '^FAIL:' "$log") failed, $(grep -cE '^SKIP:' "$log") skipped${rc:+ (exit $rc)}"
+	printf '%-40s %s\n' "$label" "$(grep -cE '^PASS:' "$log") passed, $(grep -cE '^FAIL:' "$log") failed, $(grep -cE '^SKIP:' "$log") skipped (exit $rc, $((SECONDS - started)) s${limit:+ of $limit})"
 	grep -E '^(FAIL|SKIP):' "$log" | sed 's/^/    /'
 }
 
@@ -76,6 +82,7 @@ for t in "$top"/tests/host/*.sh; do
 	name=host/$(basename "$t" .sh)
 	want "$name" || continue
 	log=$logs/${name//\//-}.log
+	started=$SECONDS
 	bash "$t" >"$log" 2>&1
 	count "$name" "$log" $?
 done
@@ -124,6 +131,7 @@ for entry in "${cunit_bins[@]}"; do
 	t=$top/$path
 	want "$name" || continue
 	log=$logs/${name//\//-}.log
+	started=$SECONDS
 	if [ ! -x "$t" ] || [ ! -f "$t" ]; then
 		echo "FAIL: ${t#"$top"/}: not built (make check builds it)" >"$log"
 		count "$name" "$log" 0
@@ -151,6 +159,8 @@ for t in "$top"/tests/guest/*.sh; do
 		fi
 		want "$name" || continue
 		log=$logs/${name//\//-}.log
+		started=$SECONDS
+		limit=
 		if [ "$k" = debug ] && [ "${USTACK_DEBUG:-0}" != 1 ]; then
 			echo "SKIP: $name: debug kernel tests run with 'make check DEBUG=1' (KASAN+lockdep under TCG: each test runs ~10x slower)" >"$log"
 			count "$name" "$log" 0
@@ -164,8 +174,14 @@ for t in "$top"/tests/guest/*.sh; do
 		tmo=$(sed -n 's/^# timeout: *//p' "$t")
 		tmo=${tmo:-300}
 		[ "$k" = debug ] && tmo=$((tmo * 5))
-		"$top/scripts/guest-run.sh" $opt --timeout "$tmo" -- bash "$t" >"$log" 2>&1
+		limit=$tmo
+		# "# icount: OPTIONS": booted under QEMU's instruction counting,
+		# for a test that checks a duration of the guest's clock
+		icount=$(sed -n 's/^# icount: *//p' "$t")
+		USTACK_ICOUNT=$icount "$top/scripts/guest-run.sh" $opt --timeout "$tmo" -- bash "$t" \
+			>"$log" 2>&1
 		count "$name" "$log" $?
+		limit=
 	done
 done
 

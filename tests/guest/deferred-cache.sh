@@ -29,22 +29,17 @@ for i in 1 2 3 4; do
 	nice -n 19 "$SAMPLE" 100000000 > /dev/null &
 	pids="$pids $!"
 done
-# each sample's stack is walked: it holds a cache
-before=$base
-for i in $(seq 1 300); do
-	before=$(cat $CACHES)
-	[ "$before" -ge $((base + 4)) ] && break
-	sleep 0.1
-done
+# each sample's stack is walked: it holds a cache (waits are for a count,
+# bounded only to report a hang)
+caches_at_least() { [ "$(cat $CACHES)" -ge "$1" ]; }
+caches_at_most() { [ "$(cat $CACHES)" -le "$1" ]; }
+wait_until 120 caches_at_least $((base + 4))
+before=$(cat $CACHES)
 check "while traced: the samples hold caches ($base -> $before)" test "$before" -ge $((base + 4))
 tw $T/options/user_stacktrace_deferred 0
 # they go on returning to user space: their caches go
-after=$before
-for i in $(seq 1 300); do
-	after=$(cat $CACHES)
-	[ "$after" -le $((before - 4)) ] && break
-	sleep 0.1
-done
+wait_until 120 caches_at_most $((before - 4))
+after=$(cat $CACHES)
 check "option cleared: the running samples' caches are freed ($before -> $after)" \
 	test "$after" -le $((before - 4))
 kill -9 $pids 2>/dev/null

@@ -75,10 +75,13 @@ tw $T/events/sched/sched_switch/enable 1
 tw $T/events/sched/sched_wakeup/enable 1
 tw $T/options/user_stacktrace_deferred 1
 tw $T/tracing_on 1
-"$SAMPLE" 0 spin 300 &
+# It spins until a cpu-clock timer of its own has expired over the loop 40
+# times (ticks), not for a fixed work: a busy host gets few interrupts in one.
+"$SAMPLE" 0 ticks 40 > /tmp/ticks.out 2>&1 &
 pid=$!
 wait $pid
 tw $T/tracing_on 0
+check "the task spun until its timer expired 40 times" test -z "$(grep ticks: /tmp/ticks.out)"
 stitched > /tmp/stitched
 grep -v '^STACKS|' /tmp/stitched > /tmp/events
 # Interrupts over the task carry the task's cookie and the stack of that
@@ -118,10 +121,7 @@ else
 	taskset -c 1 "$SAMPLE" 0 spin 100000 > /tmp/spin.out &
 	pid=$!
 	# it prints, then spins
-	for i in $(seq 1 300); do
-		grep -q calls /tmp/spin.out && break
-		sleep 0.1
-	done
+	wait_until 120 grep -q calls /tmp/spin.out
 	# from CPU 0, NMIs to CPU 1 while the task spins there
 	taskset -c 0 sh -c 'for i in 1 2 3 4 5 6 7 8 9 10; do
 		echo l > /proc/sysrq-trigger; sleep 0.1; done'

@@ -5,7 +5,7 @@
 # each of its getppid events: after the program exited, with its binaries in a
 # directory of their own and only their paths leading to them; a trace with
 # forced overruns says which stacks were lost.
-# timeout: 300
+# timeout: 600
 . "$(dirname "$0")/../lib/result.sh"
 . "$(dirname "$0")/../lib/ustack.sh"
 

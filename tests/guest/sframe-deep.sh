@@ -19,7 +19,7 @@
 #    with the frame-pointer rule alone, none of sr_drap's FLEX rule (CFA
 #    and FP read from memory) left in it, and gets sr_deep.
 # kernels: normal debug
-# timeout: 300
+# timeout: 600
 . "$(dirname "$0")/../lib/result.sh"
 . "$(dirname "$0")/../lib/ustack.sh"
 . "$(dirname "$0")/../lib/sframe-reg.sh"

@@ -13,7 +13,7 @@
 #   ustack_lib_syscall sr_alloca sr_aligned sr_drap sr_deep x (D + 1) main
 # at 4 depths D, so that the realigned frame is at each offset.
 # kernels: normal debug
-# timeout: 120
+# timeout: 300
 . "$(dirname "$0")/../lib/result.sh"
 . "$(dirname "$0")/../lib/ustack.sh"
 . "$(dirname "$0")/../lib/sframe-reg.sh"

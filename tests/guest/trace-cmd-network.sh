@@ -49,14 +49,17 @@ listening() {
 
 trace-cmd listen -p $PORT -d $DIR > /tmp/listen.log 2>&1 &
 lpid=$!
-for i in $(seq 1 100); do
-	listening && break
-	kill -0 $lpid 2>/dev/null || break
-	sleep 0.1
-done
-if ! listening; then
+# listening, or gone (it cannot listen here: SKIP); still there and not
+# listening after the bound is a hang (FAIL)
+listening_or_gone() { listening || ! kill -0 $lpid 2>/dev/null; }
+wait_until 120 listening_or_gone
+if ! listening && ! kill -0 $lpid 2>/dev/null; then
 	skip "trace-cmd record -N over the network" \
 		"trace-cmd listen -p $PORT does not listen: $(tail -n 2 /tmp/listen.log | tr '\n' ' ')"
+	finish
+fi
+if ! listening; then
+	fail "trace-cmd listen -p $PORT listens" "not listening after 120 s: $(tail -n 2 /tmp/listen.log | tr '\n' ' ')"
 	finish
 fi
 pass "trace-cmd listen -p $PORT listens"
@@ -78,16 +81,19 @@ check "the option is put back after the record" test "$(cat $T/options/user_stac
 # The listener's child writes trace.HOST:PORT.dat and exits when the client is
 # done: wait until the file reads whole (the sample's calls are there).
 file=
-for i in $(seq 1 300); do
+received() {
+	local f
+
 	for f in $DIR/*.dat; do
 		[ -s "$f" ] || continue
 		if [ "$(trace-cmd report -N -i "$f" 2>/dev/null | grep -c 'sys_enter: *NR 110 ')" = $N ]; then
 			file=$f
-			break 2
+			return 0
 		fi
 	done
-	sleep 0.1
-done
+	return 1
+}
+wait_until 120 received
 stop_listener
 if [ -z "$file" ]; then
 	fail "the listener wrote the trace" "$(ls -l $DIR) $(tail -n 3 /tmp/listen.log | tr '\n' ' ')"

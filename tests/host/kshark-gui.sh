@@ -10,7 +10,8 @@
 # their stacks and lost ones, marks drawn on the CPU graph, the stack
 # window of the mark's event with its frames, the dialog shown with its
 # rows, and its export. As root (CI), KernelShark's settings are pre-seeded
-# so that no "running as root" question blocks it.
+# so that no "running as root" question blocks it. Each step waits for what
+# the plugin logs (wait_until, 120 s: a bound for a hang, never a duration).
 . "$(dirname "$0")/../lib/result.sh"
 . "$(dirname "$0")/../lib/kshark.sh"
 
@@ -30,20 +31,28 @@ printf '[General]\nnoRootWarn=true\n' > "$work/cache/setting.ini"
 cat > "$work/session.sh" <<'EOS'
 #!/bin/bash
 # inside xvfb-run: $1 plugin, $2 trace, $3 work dir, $4 output dir
+. "$USTACK_TOP/tests/lib/result.sh"	# wait_until
+work=$3
+# logged LINE-REGEX: the plugin has logged a line matching LINE-REGEX; each
+# step waits for it (a bound only for a hang, which ends the session)
+logged() { grep -q "$1" "$USTACK_KSHARK_LOG" 2>/dev/null; }
+await() {
+	wait_until 120 logged "$1" && return 0
+	echo "no '$1' in the plugin's log after 120 s" >>"$work/session.err"
+	kill "$pid"
+	exit 1
+}
 kernelshark -p "$1" "$2" >"$3/ks.out" 2>"$3/ks.err" &
 pid=$!
-win=$(timeout 60 xdotool search --sync --onlyvisible --name "Kernel Shark" | head -n 1)
+win=$(timeout 120 xdotool search --sync --onlyvisible --name "Kernel Shark" | head -n 1)
 if [ -z "$win" ]; then
 	echo "no KernelShark window" >"$3/session.err"
 	kill "$pid"
 	exit 1
 fi
 # the graphs are drawn once the data is in
-for i in $(seq 1 30); do
-	grep -q '^draw cpu' "$USTACK_KSHARK_LOG" 2>/dev/null && break
-	sleep 1
-done
-sleep 1
+await '^draw cpu'
+sleep 1		# for the screenshot only: the checks read the log
 xwd -root -silent | convert xwd:- png:"$4/window.png"
 # a double click on the last mark of an event with a stack, where the
 # plugin says it drew it on the screen
@@ -53,11 +62,8 @@ if [ -n "$xy" ]; then
 	xdotool mousemove $xy
 	sleep 0.3
 	xdotool click --repeat 2 --delay 80 1
-	for i in $(seq 1 20); do
-		grep -q '^stack window shown' "$USTACK_KSHARK_LOG" 2>/dev/null && break
-		sleep 0.5
-	done
-	sw=$(timeout 10 xdotool search --sync --onlyvisible --name "^User stack$" | head -n 1)
+	await '^stack window shown'
+	sw=$(timeout 120 xdotool search --sync --onlyvisible --name "^User stack$" | head -n 1)
 	sleep 1
 	# the window itself: the root window shows it black where it covers
 	# KernelShark's (its OpenGL visual), though it is drawn
@@ -66,11 +72,8 @@ fi
 xdotool windowactivate --sync "$win" 2>/dev/null
 xdotool windowfocus "$win"
 xdotool key --window "$win" ctrl+shift+u
-for i in $(seq 1 20); do
-	grep -q '^export ' "$USTACK_KSHARK_LOG" 2>/dev/null && break
-	sleep 0.5
-done
-sleep 1
+await '^export '
+sleep 1		# for the screenshot only
 xwd -root -silent | convert xwd:- png:"$4/dialog.png"
 kill "$pid"
 wait "$pid"
@@ -78,8 +81,8 @@ exit 0
 EOS
 chmod +x "$work/session.sh"
 export KS_USER_CACHE_DIR=$work/cache USTACK_KSHARK_LOG=$work/log \
-	USTACK_KSHARK_EXPORT=$work/export.folded
-timeout 150 xvfb-run -a -s '-screen 0 1600x1000x24' "$work/session.sh" "$KS_PLUGIN" \
+	USTACK_KSHARK_EXPORT=$work/export.folded USTACK_TOP
+timeout 900 xvfb-run -a -s '-screen 0 1600x1000x24' "$work/session.sh" "$KS_PLUGIN" \
 	"$work/multi.dat" "$work" "$out" >"$work/xvfb.out" 2>&1
 rc=$?
 cp "$work/log" "$out/plugin.log" 2>/dev/null

@@ -22,6 +22,21 @@ check() {
 	fi
 }
 
+# wait_until SECONDS COMMAND...: run COMMAND every 0.1 s until it succeeds
+# (return 0) or SECONDS of wall time have gone by (return 1). For a
+# condition that comes after a while: the bound is there to report a hang,
+# so make it generous (a guest under TCG on a busy host is several times
+# slower than on a quiet one), and fail the test when it is reached.
+wait_until() {
+	local end=$((SECONDS + $1))
+
+	shift
+	until "$@"; do
+		[ $SECONDS -lt $end ] || return 1
+		sleep 0.1
+	done
+}
+
 # Exit status of a test script: 1 when anything failed.
 finish() { exit $ustack_failed; }
 

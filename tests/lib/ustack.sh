@@ -72,21 +72,23 @@ first_n() { echo "$2" | tr ' ' '\n' | sed -n "1,${1}p" | tr '\n' ' ' | sed 's/ $
 # Returns once the shell waits at the gate: what it does before (dash calls
 # getppid at its start) is not traced.
 gated() {
-	local i nr
-
 	rm -f /tmp/gate
 	mkfifo /tmp/gate
 	sh -c 'read x < /tmp/gate; exec "$@"' sh "$@" > /tmp/gated.out 2>&1 &
 	GATED_PID=$!
 	# opening the FIFO (openat, 257) or reading it (read, 0) blocks there
-	for i in $(seq 1 200); do
-		read -r nr _ < /proc/$GATED_PID/syscall 2>/dev/null
-		case "$nr" in
-		0|257) return 0 ;;
-		esac
-		sleep 0.05
-	done
-	echo "gated: $* did not reach the gate" >&2
+	wait_until 120 gated_at_gate && return 0
+	fail "gated $1" "did not reach the gate in 120 s"
+	return 1
+}
+gated_at_gate() {
+	local nr
+
+	read -r nr _ < /proc/$GATED_PID/syscall 2>/dev/null
+	case "$nr" in
+	0|257) return 0 ;;
+	esac
+	return 1
 }
 open_gate() { echo go > /tmp/gate; }
 

@@ -11,6 +11,12 @@
  * Then, from sample_outer -> sample_middle -> sample_then:
  *   exec PROG ARG...  execve()s PROG (through ustack_lib_raw)
  *   spin M            spins M million iterations in sample_then
+ *   ticks N           spins in sample_then's loop until a cpu-clock event of
+ *                     its own (every SAMPLE_TICK_NS of its time, user mode
+ *                     only) has sampled it N times: N timer interrupts over
+ *                     the loop, however fast or busy the host is (a test
+ *                     sampling the loop by time gets about as many); exits
+ *                     1 when they do not come
  *   exit              calls exit_group (through ustack_lib_raw)
  *   alt M             forks; M times, in turn: close(SAMPLE_ALT_A) from
  *                     sample_alt_a in the parent, close(SAMPLE_ALT_B) from
@@ -24,6 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -107,6 +115,75 @@ NOINLINE static void sample_alt(long rounds)
 	asm volatile("" ::: "memory");
 }
 
+/* ticks: the period of the tests' perf record -e cpu-clock -c 100000, in ns */
+#define SAMPLE_TICK_NS		100000
+/* ... records of 16 bytes in 8 pages: more samples than a test asks for */
+#define SAMPLE_TICK_PAGES	8
+#define SAMPLE_TICK_MAX		1000
+/* ... and the iterations after which they are said not to come (minutes) */
+#define SAMPLE_TICK_GIVE_UP	(1ULL << 34)
+
+struct sample_ticks {
+	struct perf_event_mmap_page *pg;
+	unsigned long pos;	/* bytes of records read */
+	long seen;		/* samples among them */
+	int fd;
+};
+
+/*
+ * A cpu-clock event on this thread, sampling its IP in user mode every
+ * SAMPLE_TICK_NS, with a ring buffer that is read and never consumed.
+ */
+static int sample_ticks_open(struct sample_ticks *t)
+{
+	struct perf_event_attr attr;
+	long page = sysconf(_SC_PAGESIZE);
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	attr.sample_period = SAMPLE_TICK_NS;
+	attr.sample_type = PERF_SAMPLE_IP;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	t->pos = 0;
+	t->seen = 0;
+	t->fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	if (t->fd < 0)
+		return -1;
+	t->pg = mmap(NULL, (1 + SAMPLE_TICK_PAGES) * page, PROT_READ | PROT_WRITE, MAP_SHARED,
+		     t->fd, 0);
+	if (t->pg == MAP_FAILED) {
+		close(t->fd);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The samples written so far. Inlined into the loop: only memory reads, no
+ * call and no system call, so every interrupt over the loop lands in
+ * sample_then.
+ */
+static inline __attribute__((always_inline)) long sample_ticks_seen(struct sample_ticks *t)
+{
+	unsigned long head = (unsigned long)*(volatile __u64 *)&t->pg->data_head;
+	const char *data = (const char *)t->pg + t->pg->data_offset;
+	const struct perf_event_header *h;
+
+	__sync_synchronize();	/* the records, then head: read head first */
+	while (t->pos < head) {
+		h = (const void *)(data + t->pos % t->pg->data_size);
+		if (!h->size)
+			break;
+		if (h->type == PERF_RECORD_SAMPLE)
+			t->seen++;
+		t->pos += h->size;
+	}
+	return t->seen;
+}
+
 NOINLINE static void sample_then(void)
 {
 	char **argv = sample_then_argv;
@@ -127,6 +204,30 @@ NOINLINE static void sample_then(void)
 
 		for (unsigned long i = 0; i < n; i++)
 			spins++;
+	}
+	/* the same loop until N samples of a timer of our own: see the top */
+	if (!strcmp(argv[0], "ticks") && argv[1]) {
+		long n = atol(argv[1]), seen;
+		struct sample_ticks t;
+		unsigned long long i;
+
+		if (n < 1 || n > SAMPLE_TICK_MAX) {
+			fprintf(stderr, "ustack-sample: ticks: 1 to %d\n", SAMPLE_TICK_MAX);
+			exit(2);
+		}
+		if (sample_ticks_open(&t)) {
+			perror("ustack-sample: ticks: perf_event_open");
+			exit(1);
+		}
+		for (i = 0; (seen = sample_ticks_seen(&t)) < n && i < SAMPLE_TICK_GIVE_UP; i++)
+			spins++;
+		munmap(t.pg, (1 + SAMPLE_TICK_PAGES) * sysconf(_SC_PAGESIZE));
+		close(t.fd);
+		if (seen < n) {
+			fprintf(stderr, "ustack-sample: ticks: %ld of %ld samples in %llu iterations\n",
+				seen, n, i);
+			exit(1);
+		}
 	}
 	if (!strcmp(argv[0], "exit"))
 		ustack_lib_raw(SYS_exit_group, 0, 0, 0);

@@ -12,18 +12,26 @@
  * in read(), the page holding uffd_outer's frame record is dropped and
  * registered with userfaultfd. When the read returns, the deferred
  * unwinder walks the stack before the return to user space and faults on
- * that page: the walk, and so the callback of every consumer that asked,
- * now waits for this program. Meanwhile another thread does ACTION, which
- * cancels a consumer: it must wait for the callback in flight. Only then
- * is the page given back, with its old contents.
+ * that page: the walk now waits for this program, which holds the fault.
+ * Meanwhile another thread does ACTION, which cancels a consumer: it must
+ * not wait for the walk. Only once ACTION has returned (or after
+ * UFFD_WAIT_S, a bound for a hang) is the page given back, with its old
+ * contents; whether ACTION returned before that is decided by the order of
+ * the two, not by how long either took.
  *
  * Prints, one per line:
  *   tid TID                  the thread whose stack is walked
  *   fault outer              the walk faulted on uffd_outer's page
  *   holding                  (hold) the walk stays held until SIGKILL
- *   waiting yes|no           ACTION had not returned 1 s after the fault
+ *   waiting yes|no           ACTION had not returned UFFD_WAIT_S after the
+ *                            fault (a cancel that waits for the held walk
+ *                            never returns before the page is given back)
  *   kstack FUNC...           ACTION's kernel stack meanwhile
  *   action ret R errno E     what ACTION returned, after the page was back
+ *   action held yes|no       yes: ACTION returned while the fault was
+ *                            still held (the page not yet given back)
+ *   action us N              how long ACTION took, in microseconds of this
+ *                            system's CLOCK_MONOTONIC
  * and exits 0 when it got that far, 1 (with a message) otherwise.
  */
 #define _GNU_SOURCE
@@ -39,18 +47,26 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "raw-syscall.h"
 
 #define NOINLINE __attribute__((noinline, noclone))
 #define PAD 8192
+/*
+ * Seconds to wait for what must come (the thread in read(), the fault,
+ * ACTION's return): bounds for a hang, not durations, so generous for a
+ * guest under TCG on a busy host.
+ */
+#define UFFD_WAIT_S 60
 
 static int go_pipe[2], ready_pipe[2];
 static void *outer_fp;
 static const char *action, *path;
-static atomic_int action_started, action_done;
+static atomic_int action_started, action_done, page_back, action_held;
 static int action_ret, action_errno;
+static long long action_us;
 static pid_t action_tid, walked_tid;
 
 /* A system call from our own code, in a frame of its own. */
@@ -117,12 +133,23 @@ NOINLINE static void *uffd_thread(void *arg)
 	return (void *)ret;
 }
 
+/* CLOCK_MONOTONIC in microseconds */
+static long long uffd_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+}
+
 static void *action_thread(void *arg)
 {
+	long long start;
 	int fd, ret;
 
 	action_tid = syscall(SYS_gettid);
 	atomic_store(&action_started, 1);
+	start = uffd_now_us();
 	if (!strcmp(action, "toggle")) {
 		fd = open(path, O_WRONLY);
 		ret = fd < 0 ? -1 : write(fd, "0\n", 2);
@@ -133,6 +160,9 @@ static void *action_thread(void *arg)
 		ret = rmdir(path);
 		action_errno = errno;
 	}
+	action_us = uffd_now_us() - start;
+	/* the page is given back only after page_back is set */
+	atomic_store(&action_held, !atomic_load(&page_back));
 	action_ret = ret;
 	atomic_store(&action_done, 1);
 	return NULL;
@@ -164,7 +194,7 @@ static int wait_in_read(pid_t tid)
 	FILE *f;
 
 	snprintf(name, sizeof(name), "/proc/self/task/%d/syscall", tid);
-	for (i = 0; i < 2000; i++) {
+	for (i = 0; i < UFFD_WAIT_S * 100; i++) {
 		f = fopen(name, "r");
 		if (!f)
 			return -1;
@@ -231,7 +261,7 @@ int main(int argc, char **argv)
 		return die("read ready");
 
 	if (wait_in_read(walked_tid)) {
-		fprintf(stderr, "ustack-uffd: the thread is not in read() after 20 s\n");
+		fprintf(stderr, "ustack-uffd: the thread is not in read() after %d s\n", UFFD_WAIT_S);
 		return 1;
 	}
 	/*
@@ -251,8 +281,8 @@ int main(int argc, char **argv)
 	if (write(go_pipe[1], "g", 1) != 1)
 		return die("write go");
 	pfd = (struct pollfd){ .fd = uffd, .events = POLLIN };
-	if (poll(&pfd, 1, 20000) != 1) {
-		fprintf(stderr, "ustack-uffd: no fault on the outer page in 20 s\n");
+	if (poll(&pfd, 1, UFFD_WAIT_S * 1000) != 1) {
+		fprintf(stderr, "ustack-uffd: no fault on the outer page in %d s\n", UFFD_WAIT_S);
 		return 1;
 	}
 	if (read(uffd, &msg, sizeof(msg)) != sizeof(msg))
@@ -273,14 +303,18 @@ int main(int argc, char **argv)
 	/* The walk waits here: cancel a consumer meanwhile. */
 	if (start_thread(&actor, action_thread))
 		return 1;
-	for (i = 0; i < 1000 && !atomic_load(&action_started); i++)
+	for (i = 0; i < UFFD_WAIT_S * 1000 && !atomic_load(&action_started); i++)
 		usleep(1000);
-	for (i = 0; i < 100 && !atomic_load(&action_done); i++)
+	for (i = 0; i < UFFD_WAIT_S * 100 && !atomic_load(&action_done); i++)
 		usleep(10000);
 	printf("waiting %s\n", atomic_load(&action_done) ? "no" : "yes");
 	print_kstack(action_tid);
 
-	/* Give the page back as it was: the walk goes on. */
+	/*
+	 * Give the page back as it was: the walk goes on. ACTION returned
+	 * while the fault was held exactly when it saw page_back still 0.
+	 */
+	atomic_store(&page_back, 1);
 	copy.dst = page;
 	copy.src = (unsigned long)saved;
 	copy.len = ps;
@@ -288,6 +322,8 @@ int main(int argc, char **argv)
 		return die("UFFDIO_COPY");
 	pthread_join(actor, NULL);
 	printf("action ret %d errno %d\n", action_ret, action_ret < 0 ? action_errno : 0);
+	printf("action held %s\n", atomic_load(&action_held) ? "yes" : "no");
+	printf("action us %lld\n", action_us);
 	pthread_join(walked, NULL);
 	return 0;
 }
