@@ -20,7 +20,8 @@
 # Every row is the median of N interleaved rounds with its spread (third
 # quartile - first quartile; max - min for 3 rounds or fewer). A row whose
 # spread, with its "none" row's, is larger than its effect (its cost over
-# "none") is reported, and the script exits 1: its figures are noise. The rows also go to $USTACK_RES/ftrace-NAME.csv.
+# "none") is reported, and the script exits 1: its figures are noise. The
+# rows also go to $USTACK_RES/ftrace-NAME.csv.
 . "$(dirname "$0")/../lib/result.sh"
 . "$(dirname "$0")/../lib/ustack.sh"
 

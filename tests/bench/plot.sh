@@ -44,7 +44,7 @@ done
 # report.txt's table rows: "rCALLS RECORDS MODE... SECONDS PEAK TIME MEM ADDED"
 if [ -r "$dir/report.txt" ]; then
 	awk '$1 ~ /^r[0-9]+$/ {
-		mode = $3 == "without" ? "without" : ($NF != "" && $0 ~ /ustack_nosym/ ? "nosym" : "with")
+		mode = $3 == "without" ? "without" : ($0 ~ /ustack_nosym/ ? "nosym" : "with")
 		print $2, $(NF - 4) > (dir "/.report-" mode ".dat") }' dir="$dir" "$dir/report.txt"
 	if [ -s "$dir/.report-without.dat" ]; then
 		{ gp_head "$dir/report.png" "trace-cmd report, output to /dev/null (host)" \
