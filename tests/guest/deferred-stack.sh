@@ -4,7 +4,7 @@
 # its exact stack, once per kernel entry, stitched to every event of the
 # entry; 64-bit and 32-bit.
 # kernels: normal debug
-# timeout: 300
+# timeout: 600
 . "$(dirname "$0")/../lib/result.sh"
 . "$(dirname "$0")/../lib/ustack.sh"
 
