@@ -110,7 +110,8 @@ progs: $(PROGS)/ustack-sample $(PROGS)/sframe/ustack-sample $(PROGS)/sframe/usta
 	$(PROGS)/ustack-remap $(PROGS)/ustack-uffd $(PROGS)/ustack-perf-record \
 	$(PROGS)/sframe/ustack-sframe-reg $(PROGS)/sframe/libustack-sframe-dl-a.so \
 	$(PROGS)/sframe/libustack-sframe-dl-b.so $(PROGS)/ustack-flame-names \
-	$(PROGS)/ustack-cputime
+	$(PROGS)/ustack-cputime $(PROGS)/eh/ustack-sample $(PROGS)/eh/ustack-eh-cases \
+	$(PROGS)/eh-o1/libustack-sample.so
 
 # The same code at the same address, from two files in turn.
 $(PROGS)/ustack-remap: $(PROG_SRC)/remap.c
@@ -214,6 +215,27 @@ $(PROGS)/sframe-mix/libustack-sample.so: $(PROG_SRC)/sample-lib.c $(PROG_SRC)/sa
 $(PROGS)/sframe-mix/ustack-sample: $(PROG_SRC)/sample.c $(PROGS)/sframe-mix/libustack-sample.so
 	$(Q)$(CC) $(SFRAME_CFLAGS) -fPIE -pie -o $@ $< -L$(@D) -lustack-sample \
 		-Wl,-rpath,'$$ORIGIN'
+
+# Built as Debian builds: no frame pointers, no .sframe, only .eh_frame
+# (the unwind tables root loads, issue 18). eh-o1/ is the same library
+# built otherwise: another build-id, other code offsets.
+EH_CFLAGS := -O2 -g -Wall -fomit-frame-pointer
+
+$(PROGS)/eh/libustack-sample.so: $(PROG_SRC)/sample-lib.c $(PROG_SRC)/sample.h $(PROG_SRC)/raw-syscall.h
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(EH_CFLAGS) -fPIC -shared -o $@ $<
+
+$(PROGS)/eh-o1/libustack-sample.so: $(PROG_SRC)/sample-lib.c $(PROG_SRC)/sample.h $(PROG_SRC)/raw-syscall.h
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(EH_CFLAGS) -O1 -fPIC -shared -o $@ $<
+
+$(PROGS)/eh/ustack-sample: $(PROG_SRC)/sample.c $(PROGS)/eh/libustack-sample.so
+	$(Q)$(CC) $(EH_CFLAGS) -fPIE -pie -o $@ $< -L$(@D) -lustack-sample \
+		-Wl,-rpath,'$$ORIGIN'
+
+$(PROGS)/eh/ustack-eh-cases: $(PROG_SRC)/eh-cases.c
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(EH_CFLAGS) -fPIE -pie -pthread -o $@ $<
 
 # 32-bit build when the toolchain can make one (gcc-multilib); the tests
 # say SKIP with the reason when this file is missing.

@@ -4,14 +4,16 @@
  * (USTACK_TRACEFS, else /sys/kernel/tracing):
  *
  *   user_unwind_tables/load     write: one table blob per write()
- *   user_unwind_tables/list     read: "build-id size-bytes users path" lines
- *   user_unwind_tables/remove   write: a build-id in hex, or "all"
+ *   user_unwind_tables/list     read: "# tables N bytes B limit L", then
+ *                               "build-id bytes users" lines
+ *   user_unwind_tables/remove   write: a build-id in hex, "unused" or "all"
  *
  * The kernel's answer (errno of the write) is passed on as it is.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,35 +56,99 @@ static int usf_tables_write(const char *file, const void *buf, size_t size)
 	return n < 0 ? -1 : 0;
 }
 
-int usf_cmd_load(int argc, char **argv)
+/* What loading one file came to */
+enum usf_load_result {
+	USF_LOAD_OK,
+	USF_LOAD_ALREADY,	/* the kernel has its table */
+	USF_LOAD_SKIPPED,	/* no table can be made (no build-id, no CFI...) */
+	USF_LOAD_FAILED,	/* the kernel refused it */
+	USF_LOAD_FULL,		/* the tables' memory limit is reached */
+};
+
+/* Convert @path and load its table; @quiet: say nothing of a skipped file */
+static enum usf_load_result usf_load_one(const char *path, bool quiet)
 {
-	char id[2 * USF_TABLE_BUILD_ID_MAX + 1], path[4096];
+	char id[2 * USF_TABLE_BUILD_ID_MAX + 1];
 	struct usf_table_info info;
-	int i, failed = 0;
+	enum usf_load_result ret;
 	size_t size;
 	void *blob;
 
-	if (argc < 2)
-		return 2;
-	usf_tables_path("load", path, sizeof(path));
-	for (i = 1; i < argc; i++) {
-		if (usf_table_from_elf(argv[i], 0, &blob, &size, NULL)) {
-			fprintf(stderr, "%s: %s\n", argv[i], usf_last_error());
-			failed = 1;
-			continue;
-		}
-		if (usf_table_decode(blob, size, &info, NULL))
-			usf_die("%s: made an invalid table: %s", argv[i], usf_last_error());
-		usf_table_id_format(info.build_id, info.build_id_size, id, sizeof(id));
-		if (usf_tables_write("load", blob, size)) {
-			fprintf(stderr, "%s: writing %s: %s\n", argv[i], path, strerror(errno));
-			failed = 1;
-		} else {
-			printf("%s: loaded table %s, %zu bytes\n", argv[i], id, size);
-		}
-		free(blob);
+	if (usf_table_from_elf(path, 0, &blob, &size, NULL)) {
+		if (!quiet)
+			fprintf(stderr, "%s: %s\n", path, usf_last_error());
+		return USF_LOAD_SKIPPED;
 	}
-	return failed;
+	if (usf_table_decode(blob, size, &info, NULL))
+		usf_die("%s: made an invalid table: %s", path, usf_last_error());
+	usf_table_id_format(info.build_id, info.build_id_size, id, sizeof(id));
+	ret = USF_LOAD_OK;
+	if (!usf_tables_write("load", blob, size)) {
+		printf("%s: loaded table %s, %zu bytes\n", path, id, size);
+	} else if (errno == EEXIST) {
+		printf("%s: table %s already loaded\n", path, id);
+		ret = USF_LOAD_ALREADY;
+	} else {
+		fprintf(stderr, "%s: loading table %s, %zu bytes: %s\n", path, id, size,
+			strerror(errno));
+		ret = errno == ENOSPC || errno == EFBIG ? USF_LOAD_FULL : USF_LOAD_FAILED;
+	}
+	free(blob);
+	return ret;
+}
+
+/* load [--mapped] [--system] [FILE...] */
+int usf_cmd_load(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "mapped", no_argument, NULL, 'm' },
+		{ "system", no_argument, NULL, 's' },
+		{ 0 }
+	};
+	unsigned int count[USF_LOAD_FULL + 1] = { };
+	struct usf_files files = { };
+	bool mapped = false, sys = false;
+	enum usf_load_result r;
+	size_t i;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'm')
+			mapped = true;
+		else if (c == 's')
+			sys = true;
+		else
+			return 2;
+	}
+	if (optind == argc && !mapped && !sys)
+		return 2;
+	for (i = optind; i < (size_t)argc; i++)
+		usf_files_add_path(&files, argv[i]);
+	if (mapped)
+		usf_files_mapped(&files);
+	if (sys)
+		usf_files_system(&files);
+	usf_files_sort(&files);
+	for (i = 0; i < files.nr; i++) {
+		/* files found by --mapped or --system may have no table to make */
+		r = usf_load_one(files.path[i], mapped || sys);
+		count[r]++;
+		if (r == USF_LOAD_FULL) {
+			fprintf(stderr, "the kernel's limit for tables is reached: see %s/%s/limit\n",
+				getenv("USTACK_TRACEFS") ?: USF_TRACEFS_DEFAULT, USF_TABLES_DIR);
+			break;
+		}
+	}
+	if (mapped || sys)
+		printf("%zu files: %u loaded, %u already loaded, %u without a table, %u refused%s\n",
+		       files.nr, count[USF_LOAD_OK], count[USF_LOAD_ALREADY],
+		       count[USF_LOAD_SKIPPED], count[USF_LOAD_FAILED],
+		       count[USF_LOAD_FULL] ? ", then the limit" : "");
+	usf_files_free(&files);
+	if (count[USF_LOAD_FAILED] || count[USF_LOAD_FULL])
+		return 1;
+	/* a file named on the command line must give a table */
+	return !(mapped || sys) && count[USF_LOAD_SKIPPED] ? 1 : 0;
 }
 
 int usf_cmd_list(int argc, char **argv)
@@ -105,12 +171,12 @@ int usf_cmd_list(int argc, char **argv)
 	return 0;
 }
 
-/* "all", or an even number (2 to 40) of hex digits */
+/* "all", "unused", or an even number (2 to 40) of hex digits */
 static bool usf_build_id_ok(const char *s)
 {
 	size_t n = strlen(s), i;
 
-	if (!strcmp(s, "all"))
+	if (!strcmp(s, "all") || !strcmp(s, "unused"))
 		return true;
 	if (!n || n % 2 || n > 2 * USF_TABLE_BUILD_ID_MAX)
 		return false;
@@ -128,8 +194,8 @@ int usf_cmd_remove(int argc, char **argv)
 	if (argc != 2)
 		return 2;
 	if (!usf_build_id_ok(argv[1]))
-		usf_die("'%s': not a build-id in hex (up to %d bytes) nor \"all\"", argv[1],
-			USF_TABLE_BUILD_ID_MAX);
+		usf_die("'%s': neither a build-id in hex (up to %d bytes), \"unused\" nor \"all\"",
+			argv[1], USF_TABLE_BUILD_ID_MAX);
 	/* what echo(1) would write: lower case, a newline */
 	n = strlen(argv[1]);
 	for (i = 0; i < n; i++)

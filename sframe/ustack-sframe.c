@@ -308,9 +308,10 @@ static const struct usf_cmd usf_cmds[] = {
 	{ "coverage", usf_cmd_coverage, "coverage [--debug-frame] [--gaps] FILE..." },
 	{ "dump-table", usf_cmd_dump_table, "dump-table BLOB" },
 	{ "validate-table", usf_cmd_validate_table, "validate-table BLOB" },
-	{ "load", usf_cmd_load, "load FILE...   (tracefs: $USTACK_TRACEFS or /sys/kernel/tracing)" },
+	{ "load", usf_cmd_load,
+	  "load [--mapped] [--system] [FILE...]   (tracefs: $USTACK_TRACEFS or /sys/kernel/tracing)" },
 	{ "list", usf_cmd_list, "list" },
-	{ "remove", usf_cmd_remove, "remove BUILD-ID|all" },
+	{ "remove", usf_cmd_remove, "remove BUILD-ID|unused|all" },
 };
 
 static void usf_usage(FILE *out)

@@ -6,6 +6,7 @@
 #ifndef _USTACK_SFRAME_H
 #define _USTACK_SFRAME_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,19 @@ int usf_cmd_convert_eh(int argc, char **argv);
 int usf_cmd_coverage(int argc, char **argv);
 int usf_cmd_dump_table(int argc, char **argv);
 int usf_cmd_validate_table(int argc, char **argv);
+
+/* ustack-sframe-files.c: the files load makes tables of */
+struct usf_files {
+	char	**path;
+	size_t	nr;
+	size_t	alloc;
+};
+
+void usf_files_system(struct usf_files *files);
+void usf_files_mapped(struct usf_files *files);
+void usf_files_add_path(struct usf_files *files, const char *path);
+void usf_files_sort(struct usf_files *files);
+void usf_files_free(struct usf_files *files);
 
 /* ustack-sframe-tables.c: tables in the kernel */
 int usf_cmd_load(int argc, char **argv);

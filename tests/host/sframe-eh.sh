@@ -119,6 +119,19 @@ id=$(grep -o '[0-9a-f]\{40\}' "$work/validate" | head -n 1)
 	test "$(cat "$fake/user_unwind_tables/remove")" = "$id"
 "$tool" remove xyz >/dev/null 2>&1
 check "remove refuses a word that is not a build-id" test $? = 1
+: >"$fake/user_unwind_tables/remove"
+"$tool" remove unused && check "remove unused writes 'unused'" \
+	test "$(cat "$fake/user_unwind_tables/remove")" = unused
+# every ELF program and library of the system, and what runs: one command
+"$tool" load --mapped --system > "$work/system" 2>&1
+check "load --mapped --system: $(tail -n 1 "$work/system")" \
+	grep -Eq '^([0-9]+) files: ([0-9]{3,}) loaded, 0 already loaded, [0-9]+ without a table, 0 refused$' \
+	"$work/system"
+check "load --mapped: the files this test maps (bash, libc)" \
+	sh -c "grep -q '^$(readlink -f "$BASH"): loaded' '$work/system' &&
+	       grep -q '^$(readlink -f /lib/x86_64-linux-gnu/libc.so.6): loaded' '$work/system'"
+"$tool" load /etc/passwd >/dev/null 2>&1
+check "load of a named file without a table fails" test $? = 1
 rm -rf "$fake/user_unwind_tables"
 "$tool" load "$fixture" >/dev/null 2>"$work/err"
 check "load fails when the kernel has no user_unwind_tables" \

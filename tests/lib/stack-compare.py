@@ -1,0 +1,136 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Compare deferred user stacks with perf's DWARF unwinding of the same calls.
+
+    stack-compare.py STITCHED PERF_SCRIPT EVENT [COMM...]
+
+STITCHED: the output of tests/lib/stitch.awk on a tracefs trace
+("pid|cpu|cookie|event|frames", frames " path+0xoff ...").
+PERF_SCRIPT: `perf script -F comm,tid,ip,dsoff --no-inline` of a
+`perf record --call-graph dwarf` of the same run, on the same tracepoint.
+EVENT: the text that picks the events in STITCHED (e.g. "sys_write(").
+
+The n-th event of a thread in the trace is the n-th sample of that thread
+in perf. Frames are compared as file name + file offset. The trace has
+return addresses; perf names a caller frame by its return address - 1
+(libdw's non-activation frames), except the frames it knows for
+activations (a signal trampoline's, and the frame the signal interrupted,
+which are exact addresses): a frame but the first is equal when perf's
+offset is the trace's - 1, or the trace's.
+
+Prints, per command (perf's comm, or COMM... when given, in that order):
+    COMM equal E of N
+and up to 3 "diff" blocks per command, then a total line:
+    total equal E of N
+Exit status 0; 2 on a usage or input error.
+"""
+import os
+import re
+import sys
+
+
+def norm(path, off):
+    return "%s+%#x" % (os.path.basename(path), off)
+
+
+def trace_stacks(path, event):
+    """tid -> [frames, ...] in trace order"""
+    stacks = {}
+    with open(path) as f:
+        for line in f:
+            fields = line.rstrip("\n").split("|")
+            if len(fields) < 5 or fields[0] == "STACKS" or event not in fields[3]:
+                continue
+            frames = []
+            for i, fr in enumerate(fields[4].split()):
+                if "+0x" not in fr:
+                    frames.append((fr, False))	# NOCOOKIE, LOST
+                    continue
+                p, off = fr.rsplit("+0x", 1)
+                frames.append((norm(p, int(off, 16)), i > 0))
+            stacks.setdefault(fields[0], []).append(frames)
+    return stacks
+
+
+def same(trace, perf):
+    """trace: [(frame, is_caller)], perf: [frame]"""
+    if len(trace) != len(perf):
+        return False
+    for (t, caller), p in zip(trace, perf):
+        if t == p:
+            continue
+        if not caller or "+0x" not in t:
+            return False
+        name, off = t.rsplit("+0x", 1)
+        if "%s+%#x" % (name, int(off, 16) - 1) != p:
+            return False
+    return True
+
+
+def show(trace):
+    return " ".join(t if isinstance(t, str) else t[0] for t in trace)
+
+
+def perf_samples(path):
+    """[(comm, tid, [frames])] in perf's order, user frames only"""
+    samples = []
+    with open(path) as f:
+        text = f.read()
+    for block in text.split("\n\n"):
+        lines = [x for x in block.splitlines() if x.strip()]
+        if not lines:
+            continue
+        head = lines[0].split()
+        if len(head) < 2:
+            continue
+        frames = []
+        for x in lines[1:]:
+            m = re.search(r"\((.*)\)\s*$", x)
+            if not m:
+                continue
+            d = m.group(1)
+            if d.startswith("[kernel"):
+                continue
+            if "+0x" in d:
+                p, off = d.rsplit("+0x", 1)
+                frames.append(norm(p, int(off, 16)))
+            else:
+                frames.append(d)
+        samples.append((" ".join(head[:-1]), head[-1], frames))
+    return samples
+
+
+def main(argv):
+    if len(argv) < 4:
+        sys.stderr.write(__doc__)
+        return 2
+    ours = trace_stacks(argv[1], argv[3])
+    seen, per = {}, {}
+    for comm, tid, frames in perf_samples(argv[2]):
+        n = seen.get(tid, 0)
+        seen[tid] = n + 1
+        mine = ours.get(tid, [])
+        got = mine[n] if n < len(mine) else [("NOEVENT", False)]
+        r = per.setdefault(comm, [0, 0, []])
+        r[1] += 1
+        if same(got, frames):
+            r[0] += 1
+        elif len(r[2]) < 3:
+            r[2].append((tid, n, got, frames))
+    comms = argv[4:] or sorted(per)
+    te = tn = 0
+    for comm in comms:
+        e, n, diffs = per.get(comm, [0, 0, []])
+        te += e
+        tn += n
+        print("%s equal %d of %d" % (comm, e, n))
+        for tid, k, got, want in diffs:
+            print("diff %s tid %s call %d" % (comm, tid, k))
+            print("  trace: %s" % show(got))
+            print("  perf:  %s" % " ".join(want))
+    print("total equal %d of %d" % (te, tn))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
