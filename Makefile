@@ -163,7 +163,7 @@ $(PROGS)/libustack-sample.so: $(PROG_SRC)/sample-lib.c $(PROG_SRC)/sample.h $(PR
 	$(Q)$(CC) $(PROG_CFLAGS) -fPIC -shared -o $@ $<
 
 $(PROGS)/ustack-sample: $(PROG_SRC)/sample.c $(PROGS)/libustack-sample.so
-	$(Q)$(CC) $(PROG_CFLAGS) -fPIE -pie -o $@ $< -L$(PROGS) -lustack-sample \
+	$(Q)$(CC) $(PROG_CFLAGS) -fPIE -pie -pthread -o $@ $< -L$(PROGS) -lustack-sample \
 		-Wl,-rpath,'$$ORIGIN'
 
 # The same program without frame pointers, with .sframe (gas 2.40: V1).
@@ -174,7 +174,7 @@ $(PROGS)/sframe/libustack-sample.so: $(PROG_SRC)/sample-lib.c $(PROG_SRC)/sample
 	$(Q)$(CC) $(SFRAME_CFLAGS) -fPIC -shared -o $@ $<
 
 $(PROGS)/sframe/ustack-sample: $(PROG_SRC)/sample.c $(PROGS)/sframe/libustack-sample.so
-	$(Q)$(CC) $(SFRAME_CFLAGS) -fPIE -pie -o $@ $< -L$(@D) -lustack-sample \
+	$(Q)$(CC) $(SFRAME_CFLAGS) -fPIE -pie -pthread -o $@ $< -L$(@D) -lustack-sample \
 		-Wl,-rpath,'$$ORIGIN'
 
 $(PROGS)/sframe/ustack-bench: $(PROG_SRC)/bench.c
@@ -213,7 +213,7 @@ $(PROGS)/sframe-mix/libustack-sample.so: $(PROG_SRC)/sample-lib.c $(PROG_SRC)/sa
 	$(Q)$(CC) $(PROG_CFLAGS) -fPIC -shared -o $@ $<
 
 $(PROGS)/sframe-mix/ustack-sample: $(PROG_SRC)/sample.c $(PROGS)/sframe-mix/libustack-sample.so
-	$(Q)$(CC) $(SFRAME_CFLAGS) -fPIE -pie -o $@ $< -L$(@D) -lustack-sample \
+	$(Q)$(CC) $(SFRAME_CFLAGS) -fPIE -pie -pthread -o $@ $< -L$(@D) -lustack-sample \
 		-Wl,-rpath,'$$ORIGIN'
 
 # Built as Debian builds: no frame pointers, no .sframe, only .eh_frame
@@ -243,7 +243,7 @@ $(PROGS)/ustack-sample32: $(PROG_SRC)/sample.c $(PROG_SRC)/sample-lib.c $(PROG_S
 	$(Q)mkdir -p $(@D)/lib32
 	$(Q)if $(CC) -m32 $(PROG_CFLAGS) -fPIC -shared -o $(@D)/lib32/libustack-sample.so \
 		$(PROG_SRC)/sample-lib.c 2>$(@D)/lib32/build.log && \
-	   $(CC) -m32 $(PROG_CFLAGS) -fPIE -pie -o $@ $(PROG_SRC)/sample.c \
+	   $(CC) -m32 $(PROG_CFLAGS) -fPIE -pie -pthread -o $@ $(PROG_SRC)/sample.c \
 		-L$(@D)/lib32 -lustack-sample -Wl,-rpath,'$$ORIGIN/lib32' 2>>$(@D)/lib32/build.log; \
 	then :; else echo "progs: no 32-bit toolchain (see $(@D)/lib32/build.log)"; fi
 

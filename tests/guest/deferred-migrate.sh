@@ -4,18 +4,22 @@
 # can move to another CPU between its cookie entry and its event, unless
 # the kernel keeps both on one CPU. The sample's probed function runs
 # 20000 times while another task moves it between the CPUs as fast as it
-# can;
-# every probe event must have the sample's exact stack or none, never
+# can; every probe event must have the sample's exact stack or none, never
 # another one. On the normal kernel this stresses the window; it cannot
 # force it. The debug kernel (PREEMPT, DEBUG_PREEMPT, lockdep) forces it:
 # the mark asserts that preemption is off, so a mark made preemptibly is a
 # kernel report at the first probe event.
+# The mover is a thread of the sample (ustack-sample CALLS moved): after
+# each move it waits until a call that began after the move is done, so
+# the sample is moved at least twice with a call on each new CPU whatever
+# the host's speed, making more calls when that is what it takes.
 # kernels: normal debug
 # timeout: 600
 . "$(dirname "$0")/../lib/result.sh"
 . "$(dirname "$0")/../lib/ustack.sh"
 
 LIB=$USTACK_PROGS/libustack-sample.so
+CALLS=20000
 preempt=$(uname -v | grep -o 'PREEMPT[_A-Z]*' | head -n 1)
 
 off=$(lib_offset ustack_lib_syscall)
@@ -28,38 +32,26 @@ if ! echo "p:ustack_mig $LIB:$off" > $T/uprobe_events; then
 fi
 tw $T/events/uprobes/ustack_mig/enable 1
 tw $T/options/user_stacktrace_deferred 1
-# One run of the sample, moved by another task; its probe events in /tmp/mig.
-migrate_run() {
-	local mover
+gated "$SAMPLE" $CALLS moved
+tw $T/tracing_on 1
+open_gate
+# it ends by itself, or gives up when the moves do not come (120 s)
+wait $GATED_PID
+rc=$?
+tw $T/tracing_on 0
+stitched | awk -F'|' -v p=$GATED_PID '$1 == p && index($4, "ustack_mig:") == 1' > /tmp/mig
 
-	echo > $T/trace
-	gated "$SAMPLE" 20000
-	(
-		# move it between CPU 0 and 1 until it is gone
-		while kill -0 $GATED_PID 2>/dev/null; do
-			taskset -p 1 $GATED_PID > /dev/null 2>&1
-			taskset -p 2 $GATED_PID > /dev/null 2>&1
-		done
-	) &
-	mover=$!
-	tw $T/tracing_on 1
-	open_gate
-	wait $GATED_PID
-	tw $T/tracing_on 0
-	wait $mover
-	stitched | awk -F'|' -v p=$GATED_PID '$1 == p && index($4, "ustack_mig:") == 1' > /tmp/mig
-}
-
-# The mover may not get a turn before a run ends: run again until the
-# sample did move (bounded), instead of depending on the timing.
-for round in 1 2 3 4 5 6 7 8 9 10; do
-	migrate_run
-	[ "$(cut -d'|' -f2 /tmp/mig | sort -u | wc -l)" -ge 2 ] && break
-done
+read -r made moves <<< "$(sed -n 's/^ustack-sample: \([0-9]*\) calls, \([0-9]*\) moves$/\1 \2/p' /tmp/gated.out)"
+if [ $rc = 0 ] && [ "${made:-0}" -ge $CALLS ] && [ "${moves:-0}" -ge 2 ]; then
+	pass "migrate: $made calls, moved $moves times, each time a call on the new CPU"
+else
+	fail "migrate: $CALLS calls or more, moved twice or more, a call on each new CPU" \
+		"exit $rc: $(tr '\n' ' ' < /tmp/gated.out)"
+fi
 n=$(wc -l < /tmp/mig)
 cpus=$(cut -d'|' -f2 /tmp/mig | sort -u | wc -l)
-check "migrate: 20000 probe events ($n) on both CPUs ($cpus, run $round; ${preempt:-no PREEMPT} kernel)" \
-	test "$n:$cpus" = 20000:2
+check "migrate: a probe event per call ($n of ${made:-?}) on both CPUs ($cpus; ${preempt:-no PREEMPT} kernel)" \
+	test "$n:$cpus" = "${made:-0}:2"
 read -r n good none <<< "$(cut -d'|' -f5 /tmp/mig | chain_count)"
 check "migrate: no probe event has another stack ($good exact, $none without)" \
 	test $((good + none)) = "$n"

@@ -3,11 +3,20 @@
  * ustack-sample: a program with a known call chain for the tests.
  *
  *   ustack-sample [CALLS [exec PROG [ARG...] | spin M | exit]]
+ *   ustack-sample CALLS moved
  *
  * makes CALLS (default 10) getppid system calls through
  * main -> sample_outer -> sample_middle -> ustack_lib_enter ->
  * ustack_lib_inner -> ustack_lib_syscall (the last three in
  * libustack-sample.so), then prints "ustack-sample: CALLS calls".
+ * With "moved", a thread of its own moves it between CPU 0 and CPU 1 as
+ * fast as it can while it makes the calls, one at a time (the same chain):
+ * after each move, the mover waits until a call that began after the move
+ * (so ran on the new CPU only) is done. The sample makes more than CALLS
+ * calls when that is what it takes to be moved SAMPLE_MOVES times, however
+ * fast the host is, then prints "ustack-sample: N calls, M moves"; it
+ * exits 1 when the moves have not come SAMPLE_MOVE_GIVE_UP seconds after
+ * the CALLS (a hang, reported).
  * Then, from sample_outer -> sample_middle -> sample_then:
  *   exec PROG ARG...  execve()s PROG (through ustack_lib_raw)
  *   spin M            spins M million iterations in sample_then
@@ -26,6 +35,10 @@
  *                     with two stacks in turn, all four told apart by the
  *                     argument
  */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +47,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 
 extern char **environ;
 #include "sample.h"
@@ -236,10 +250,124 @@ NOINLINE static void sample_then(void)
 	asm volatile("" ::: "memory");
 }
 
+/* moved: the moves to wait for, and the seconds after the CALLS to give up */
+#define SAMPLE_MOVES		2
+#define SAMPLE_MOVE_GIVE_UP	120
+
+struct sample_mover {
+	pthread_t thread;
+	pid_t tid;		/* the thread it moves, making the calls */
+	long made;		/* its calls done so far */
+	long moves;		/* moves, each followed by a call on the new CPU */
+	int done;		/* it made its last call */
+	int err;		/* errno of a move that failed */
+};
+
+static struct sample_mover sample_mover;
+static int sample_moved;
+
+/* Allow @tid (0: this thread) on @cpu only; errno of a failure in the mover. */
+static int sample_mover_pin(struct sample_mover *m, pid_t tid, int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (!sched_setaffinity(tid, sizeof(set), &set))
+		return 0;
+	__atomic_store_n(&m->err, errno, __ATOMIC_RELEASE);
+	return -1;
+}
+
+/*
+ * Move the calling thread to CPU 0, 1, 0, ..., from the other CPU (so that
+ * it is running, not waiting for the mover's turn, when it is moved). A
+ * move counts once the calls done have grown by two since
+ * sched_setaffinity() returned: the call in flight then may have begun on
+ * the old CPU, the one after it began with only the new CPU allowed.
+ */
+static void *sample_mover_run(void *arg)
+{
+	struct sample_mover *m = arg;
+	long from;
+	int cpu;
+
+	for (cpu = 0; !__atomic_load_n(&m->done, __ATOMIC_ACQUIRE); cpu ^= 1) {
+		if (sample_mover_pin(m, 0, !cpu) || sample_mover_pin(m, m->tid, cpu))
+			return NULL;
+		from = __atomic_load_n(&m->made, __ATOMIC_ACQUIRE);
+		while (__atomic_load_n(&m->made, __ATOMIC_ACQUIRE) < from + 2) {
+			if (__atomic_load_n(&m->done, __ATOMIC_ACQUIRE))
+				return NULL;
+			sched_yield();
+		}
+		__atomic_add_fetch(&m->moves, 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+static void sample_mover_start(void)
+{
+	sample_mover.tid = gettid();
+	errno = pthread_create(&sample_mover.thread, NULL, sample_mover_run, &sample_mover);
+	if (errno) {
+		perror("ustack-sample: moved: pthread_create");
+		exit(1);
+	}
+}
+
+/* Whether the call after @made ones is to be made: see the top. */
+static int sample_mover_more(long made, long calls)
+{
+	static struct timespec end;
+	struct timespec now;
+
+	if (made < calls)
+		return 1;
+	if (__atomic_load_n(&sample_mover.moves, __ATOMIC_ACQUIRE) >= SAMPLE_MOVES ||
+	    __atomic_load_n(&sample_mover.err, __ATOMIC_ACQUIRE))
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (!end.tv_sec)
+		end.tv_sec = now.tv_sec + SAMPLE_MOVE_GIVE_UP;
+	return now.tv_sec < end.tv_sec;
+}
+
+static void sample_mover_stop(long made)
+{
+	long moves;
+
+	__atomic_store_n(&sample_mover.done, 1, __ATOMIC_RELEASE);
+	pthread_join(sample_mover.thread, NULL);
+	moves = sample_mover.moves;
+	printf("ustack-sample: %ld calls, %ld moves\n", made, moves);
+	if (sample_mover.err) {
+		errno = sample_mover.err;
+		perror("ustack-sample: moved: sched_setaffinity");
+		exit(1);
+	}
+	if (moves < SAMPLE_MOVES) {
+		fprintf(stderr, "ustack-sample: moved: %ld of %d moves in %d s\n", moves,
+			SAMPLE_MOVES, SAMPLE_MOVE_GIVE_UP);
+		exit(1);
+	}
+}
+
 NOINLINE static long sample_middle(int calls)
 {
-	long ret = ustack_lib_enter(calls);
+	long ret = 0, made;
 
+	if (sample_moved) {
+		/* one at a time, counted for the mover, from here: the same chain */
+		sample_mover_start();
+		for (made = 0; sample_mover_more(made, calls); made++) {
+			ret += ustack_lib_enter(1);
+			__atomic_store_n(&sample_mover.made, made + 1, __ATOMIC_RELEASE);
+		}
+		sample_mover_stop(made);
+	} else {
+		ret = ustack_lib_enter(calls);
+	}
 	sample_then();
 	asm volatile("" ::: "memory");
 	return ret;
@@ -258,8 +386,9 @@ int main(int argc, char **argv)
 	int calls = argc > 1 ? atoi(argv[1]) : 10;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	sample_moved = argc > 2 && !strcmp(argv[2], "moved");
 	printf("ustack-sample: %d calls\n", calls);
-	sample_then_argv = argc > 2 ? argv + 2 : NULL;
+	sample_then_argv = argc > 2 && !sample_moved ? argv + 2 : NULL;
 	sample_outer(calls);
 	return 0;
 }
