@@ -230,7 +230,7 @@ $(PROGS)/eh-o1/libustack-sample.so: $(PROG_SRC)/sample-lib.c $(PROG_SRC)/sample.
 	$(Q)$(CC) $(EH_CFLAGS) -O1 -fPIC -shared -o $@ $<
 
 $(PROGS)/eh/ustack-sample: $(PROG_SRC)/sample.c $(PROGS)/eh/libustack-sample.so
-	$(Q)$(CC) $(EH_CFLAGS) -fPIE -pie -o $@ $< -L$(@D) -lustack-sample \
+	$(Q)$(CC) $(EH_CFLAGS) -fPIE -pie -pthread -o $@ $< -L$(@D) -lustack-sample \
 		-Wl,-rpath,'$$ORIGIN'
 
 $(PROGS)/eh/ustack-eh-cases: $(PROG_SRC)/eh-cases.c
