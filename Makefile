@@ -6,7 +6,8 @@
 #   make check-stress   make check with every core kept busy (STRESS_LOAD
 #                  busy loops, one per CPU by default): timing-dependent tests
 #   make demo      build everything and trace the sample program in a guest
-#   make install   install ustack-flame and its man page (DESTDIR, prefix)
+#   make install   install ustack-flame and ustack-sframe with their man pages
+#                  (DESTDIR, prefix)
 #   make kernel    build the patched guest kernel (DEBUG=1: the debug kernel)
 #   make perf      build tools/perf of the patched tree (build/perf/perf)
 #   make fuzz      run the libFuzzer targets, FUZZ_SECONDS (60) each
@@ -78,8 +79,9 @@ kernelshark-plugin: libtracefs-ext
 flamegraph: libtracefs-ext
 	$(Q)$(FLAME)
 
-install: flamegraph
+install: flamegraph sframe
 	$(Q)$(FLAME) install
+	$(Q)$(SFRAME) install
 
 deps:
 	$(Q)scripts/deps.sh
@@ -111,6 +113,7 @@ progs: $(PROGS)/ustack-sample $(PROGS)/sframe/ustack-sample $(PROGS)/sframe/usta
 	$(PROGS)/sframe/ustack-sframe-reg $(PROGS)/sframe/libustack-sframe-dl-a.so \
 	$(PROGS)/sframe/libustack-sframe-dl-b.so $(PROGS)/ustack-flame-names \
 	$(PROGS)/ustack-cputime $(PROGS)/eh/ustack-sample $(PROGS)/eh/ustack-eh-cases \
+	$(PROGS)/eh/ustack-bench \
 	$(PROGS)/eh-o1/libustack-sample.so
 
 # The same code at the same address, from two files in turn.
@@ -232,6 +235,10 @@ $(PROGS)/eh-o1/libustack-sample.so: $(PROG_SRC)/sample-lib.c $(PROG_SRC)/sample.
 $(PROGS)/eh/ustack-sample: $(PROG_SRC)/sample.c $(PROGS)/eh/libustack-sample.so
 	$(Q)$(CC) $(EH_CFLAGS) -fPIE -pie -pthread -o $@ $< -L$(@D) -lustack-sample \
 		-Wl,-rpath,'$$ORIGIN'
+
+$(PROGS)/eh/ustack-bench: $(PROG_SRC)/bench.c
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(EH_CFLAGS) -fPIE -pie -o $@ $<
 
 $(PROGS)/eh/ustack-eh-cases: $(PROG_SRC)/eh-cases.c
 	$(Q)mkdir -p $(@D)

@@ -165,28 +165,48 @@ awk -v ti=$T_inplace_eq8 -v td=$T_deferred_eq8 'BEGIN {
 		(ti > 0 ? td / ti : 0) }'
 
 # SFrame against frame pointers: the same program built without frame
-# pointers and with .sframe, 1 event per entry, the walk's cost per frame.
+# pointers and with .sframe, 1 event per entry, the walk's cost per frame;
+# and built without either, walked with the unwind tables of its
+# .eh_frame loaded in the kernel (ustack-sframe load; only for its runs:
+# with no table loaded, the other rows' programs take the one-window
+# frame-pointer walk).
 SF_BENCH=$USTACK_PROGS/sframe/ustack-bench
-if [ -x "$SF_BENCH" ]; then
+EH_BENCH=$USTACK_PROGS/eh/ustack-bench
+TOOL=$USTACK_TOP/build/sframe/ustack-sframe
+if [ -x "$SF_BENCH" ] && [ -x "$EH_BENCH" ] && [ -d $T/user_unwind_tables ]; then
 	FP_BENCH=$BENCH
-	bs_fp= ts_fp= bs_sf= ts_sf= n0= n1=
+	bs_fp= ts_fp= bs_sf= ts_sf= bs_tab= ts_tab=
 	for r in $(seq 1 "$ROUNDS"); do
-		for kind in fp sf; do
-			[ $kind = fp ] && BENCH=$FP_BENCH || BENCH=$SF_BENCH
+		for kind in fp sf tab; do
+			case $kind in
+			fp)	BENCH=$FP_BENCH ;;
+			sf)	BENCH=$SF_BENCH ;;
+			tab)	BENCH=$EH_BENCH
+				"$TOOL" load "$EH_BENCH" /lib/x86_64-linux-gnu/libc.so.6 \
+					/lib64/ld-linux-x86-64.so.2 > /dev/null ;;
+			esac
 			read -r b0 t0 _ <<< "$(run none 1)"
 			read -r b t f <<< "$(run deferred 1)"
 			eval "bs_$kind=\"\$bs_$kind $((b - b0))\" ts_$kind=\"\$ts_$kind $((t - t0))\" f_$kind=$f"
+			[ $kind = tab ] && tw $T/user_unwind_tables/remove all
 		done
 	done
 	BENCH=$FP_BENCH
 	echo
 	echo "SFrame walk against frame-pointer walk, 1 event per entry (goal: <= 2x per frame):"
 	awk -v bf="$(median $bs_fp)" -v tf="$(median $ts_fp)" -v ff="$f_fp" \
-	    -v bs="$(median $bs_sf)" -v ts="$(median $ts_sf)" -v fs="$f_sf" 'BEGIN {
+	    -v bs="$(median $bs_sf)" -v ts="$(median $ts_sf)" -v fs="$f_sf" \
+	    -v bt="$(median $bs_tab)" -v tt="$(median $ts_tab)" -v ft="$f_tab" 'BEGIN {
 		printf "  fp:     %d frames, %d bytes, %d ns per entry, %.0f ns per frame\n", ff, bf, tf, ff ? tf / ff : 0
 		printf "  sframe: %d frames, %d bytes, %d ns per entry, %.0f ns per frame\n", fs, bs, ts, fs ? ts / fs : 0
+		printf "  tables: %d frames, %d bytes, %d ns per entry, %.0f ns per frame\n", ft, bt, tt, ft ? tt / ft : 0
 		if (ff && fs && tf > 0)
-			printf "  sframe/fp per entry: %.2fx; per frame (whole entry cost / frames): %.2fx\n", ts / tf, (ts / fs) / (tf / ff) }'
+			printf "  sframe/fp per entry: %.2fx; per frame (whole entry cost / frames): %.2fx\n", ts / tf, (ts / fs) / (tf / ff)
+		if (ff && ft && tf > 0)
+			printf "  tables/fp per entry: %.2fx; per frame (whole entry cost / frames): %.2fx\n", tt / tf, (tt / ft) / (tf / ff) }'
+	for kind in fp sf tab; do
+		eval "echo \"$LABEL,walk,\$f_$kind,$kind,\$(median \$bs_$kind),\$(median \$ts_$kind),,,,\"" >> "$CSV"
+	done
 fi
 echo > $T/kprobe_events
 [ $noisy = 0 ] || { echo "ftrace-deferred: rows whose spread exceeds their effect (above): not figures" >&2; exit 1; }

@@ -138,4 +138,12 @@ check "load fails when the kernel has no user_unwind_tables" \
 	bash -c '[ $0 = 1 ] && grep -q "No such file" "$1"' $? "$work/err"
 unset USTACK_TRACEFS
 
+# ---- installed, with its man page ----
+make -s -C "$USTACK_TOP/sframe" O="$O" install DESTDIR="$work/inst" prefix=/usr > /dev/null 2>&1
+check "make install: /usr/bin/ustack-sframe and its man page" \
+	test -x "$work/inst/usr/bin/ustack-sframe" -a -r "$work/inst/usr/share/man/man1/ustack-sframe.1"
+check "the man page documents load --mapped --system, list, remove unused" \
+	sh -c "grep -q 'mapped' '$work/inst/usr/share/man/man1/ustack-sframe.1' &&
+	       grep -q 'unused' '$work/inst/usr/share/man/man1/ustack-sframe.1'"
+
 finish
