@@ -204,15 +204,22 @@ none:
  * @stream: the stream
  *
  * Undoes everything the initializer did and frees the stream's state.
+ * kshark_free() calls it once more, after closing every stream, with a
+ * stream that has nothing but the id KS_PLUGIN_CONTEXT_FREE: nothing is
+ * left to free then, and nothing else of that stream may be read.
  *
  * Return: the number of handlers unregistered.
  */
 KSU_EXPORT int kshark_data_plugin_deinitializer(struct kshark_data_stream *stream)
 {
-	struct kshark_generic_stream_interface *in = ksu_interface(stream);
-	struct ksu_stream *s = ksu_stream_get(stream->stream_id);
+	struct kshark_generic_stream_interface *in;
+	struct ksu_stream *s;
 	int n = 0;
 
+	if (stream->stream_id == KS_PLUGIN_CONTEXT_FREE)
+		return 0;
+	in = ksu_interface(stream);
+	s = ksu_stream_get(stream->stream_id);
 	if (!s || s->stream != stream)
 		return 0;
 	ksu_collect_unregister(s);

@@ -15,7 +15,9 @@
  * in the instance why they were lost; the other events as without the
  * plugin, also the kernel stack entry after each event in MULTI.dat
  * (make-buffers-fixture.py --kernel-stacks, as trace-cmd record -T); and after the plugin is closed on the streams and the entries
- * loaded again, every Info as without it. Prints PASS:/FAIL: lines.
+ * loaded again, every Info as without it. SAMPLE.dat is then opened alone,
+ * in a context of its own, and freed with the plugin still on its stream
+ * (kshark_free() closes it). Prints PASS:/FAIL: lines.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +103,60 @@ static int has_chain(const char *info)
 		p = strchr(p, '\n');
 	}
 	return 1;
+}
+
+/*
+ * One file alone in a context of its own, the plugin left on its stream, so
+ * that kshark_free() closes it (and calls the deinitializer once more, with
+ * KS_PLUGIN_CONTEXT_FREE): its four getppid events with their chains.
+ */
+static void check_alone(const char *so, const char *path)
+{
+	struct kshark_plugin_list *plugin;
+	struct kshark_entry **rows = NULL;
+	struct kshark_context *ctx = NULL;
+	size_t nr = 0, want = 0;
+	char why[512] = "";
+	ssize_t n, j;
+	int sd;
+
+	/* libkshark has one context at a time: the one of the other files is freed */
+	if (!kshark_instance(&ctx) || (sd = kshark_open(ctx, path)) < 0) {
+		result("a file alone", 0, "cannot open it");
+		return;
+	}
+	plugin = kshark_register_plugin(ctx, "ustack", so);
+	if (plugin && plugin->process_interface) {
+		struct kshark_data_stream *s = kshark_get_data_stream(ctx, sd);
+		struct kshark_dpi_list *dpi;
+
+		dpi = kshark_register_plugin_to_stream(s, plugin->process_interface, true);
+		kshark_handle_dpi(s, dpi, KSHARK_PLUGIN_INIT);
+	}
+	n = kshark_load_all_entries(ctx, &rows);
+	for (j = 0; j < n; j++) {
+		char *name = kshark_get_event_name(rows[j]);
+		char *info = kshark_get_info(rows[j]);
+		int ok;
+
+		if (name && strstr(name, "_getppid")) {
+			ok = info && has_chain(info);
+			want += ok;
+			if (!ok && !why[0])
+				snprintf(why, sizeof(why), "event %zu: '%s'", nr, info ? info : "");
+			nr++;
+		}
+		free(name);
+		free(info);
+	}
+	if (nr != 4 && !why[0])
+		snprintf(why, sizeof(why), "%zu getppid events, not 4", nr);
+	result("a file alone: its 4 getppid events with their chains", want == 4 && nr == 4, why);
+	rows_free(rows, n);
+	/* the plugin is still on the stream; the lines so far are out if it crashes */
+	fflush(stdout);
+	kshark_free(ctx);
+	result("a file alone: kshark_free() with the plugin on the stream", 1, NULL);
 }
 
 int main(int argc, char **argv)
@@ -225,5 +281,6 @@ int main(int argc, char **argv)
 	rows_free(rows, n);
 	free(ids);
 	kshark_free(ctx);
+	check_alone(argv[1], argv[3]);
 	return failed;
 }
