@@ -152,7 +152,13 @@ static void ksu_collect_record(struct kshark_data_stream *stream, void *rec,
 
 	if (!s || s->stream != stream)
 		s = ksu_stream_get(stream->stream_id);
-	if (!s || s->collect_failed || !record || record->size < 0 || !record->data)
+	if (!s || s->collect_failed || !record || !record->data)
+		return;
+	/*
+	 * Too short for its common fields: not copied, so its CPU's state is
+	 * unknown from there on (ks-stitch.c), no stack rather than a wrong one.
+	 */
+	if (record->size < 0 || (uint32_t)record->size < s->common_end)
 		return;
 	size = record->size;
 	c = ksu_collect_cpu(s, entry->cpu);

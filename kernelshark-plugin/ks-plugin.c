@@ -117,6 +117,28 @@ static int ksu_file_id_offset(struct kshark_data_stream *stream)
 	return field && field->size == 4 ? field->offset : -1;
 }
 
+/*
+ * The bytes a record needs to hold common_type and common_pid where the
+ * formats say (libtraceevent reads both before any handler); 0 when the
+ * formats have them nowhere sane: no stacks for such a stream.
+ */
+static uint32_t ksu_common_end(struct kshark_data_stream *stream, int event_id)
+{
+	struct tep_handle *tep = kshark_get_tep(stream);
+	struct tep_format_field *type, *pid;
+	struct tep_event *event;
+
+	event = tep ? tep_find_event(tep, event_id) : NULL;
+	type = event ? tep_find_common_field(event, "common_type") : NULL;
+	pid = event ? tep_find_common_field(event, "common_pid") : NULL;
+	if (!type || !pid || type->offset < 0 || pid->offset < 0 ||
+	    (type->size != 1 && type->size != 2 && type->size != 4) || pid->size != 4 ||
+	    type->offset > 64 || pid->offset > 64)
+		return 0;
+	return type->offset + type->size > pid->offset + pid->size ?
+	       type->offset + type->size : pid->offset + pid->size;
+}
+
 static void ksu_stream_free(struct ksu_stream *s)
 {
 	if (!s)
@@ -177,6 +199,9 @@ KSU_EXPORT int kshark_data_plugin_initializer(struct kshark_data_stream *stream)
 	s->stack_entry_ids[0] = kshark_find_event_id(stream, "ftrace/kernel_stack");
 	s->stack_entry_ids[1] = kshark_find_event_id(stream, "ftrace/user_stack");
 	s->file_id_off = ksu_file_id_offset(stream);
+	s->common_end = ksu_common_end(stream, s->ids[KSU_COOKIE]);
+	if (!s->common_end)
+		goto none;
 	if (ksu_stream_set(stream->stream_id, s))
 		goto none;
 	n = ksu_collect_register(s);

@@ -78,6 +78,7 @@ struct ksu_cpu_recs {
  * @stream: the stream (a buffer of a trace.dat file)
  * @ids: the event ids of the user_unwind_* entries
  * @file_id_off: where user_unwind_file's id is in its records; -1: not known
+ * @common_end: the bytes a record needs for its common_type and common_pid
  * @stack_entry_ids: those of ftrace's kernel_stack and user_stack entries (-1:
  *	none in the stream), which belong to the event before them
  * @cpus: their records per CPU, kept only while the stream loads
@@ -95,6 +96,7 @@ struct ksu_stream {
 	struct kshark_data_stream	*stream;
 	int				ids[KSU_KIND_NR];
 	int				file_id_off;
+	uint32_t			common_end;
 	int				stack_entry_ids[2];
 	struct ksu_cpu_recs		*cpus;
 	int				nr_cpus;

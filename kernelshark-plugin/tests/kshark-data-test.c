@@ -2,7 +2,7 @@
 /*
  * kshark-data-test: the plugin's data interface in libkshark, without X.
  *
- *   kshark-data-test PLUGIN.so MULTI.dat SAMPLE.dat
+ *   kshark-data-test PLUGIN.so MULTI.dat SAMPLE.dat [CUT.dat]
  *
  * MULTI.dat has a top buffer with the stacks of the committed fixture and
  * an instance "lost" with the same records but no user_unwind_stack entry
@@ -17,7 +17,11 @@
  * (make-buffers-fixture.py --kernel-stacks, as trace-cmd record -T); and after the plugin is closed on the streams and the entries
  * loaded again, every Info as without it. SAMPLE.dat is then opened alone,
  * in a context of its own, and freed with the plugin still on its stream
- * (kshark_free() closes it). Prints PASS:/FAIL: lines.
+ * (kshark_free() closes it); so is CUT.dat, the fixture's records with each
+ * user_unwind_cookie entry too short for its common_pid
+ * (make-buffers-fixture.py --top cut): the events after such an entry must
+ * say their stack is not known, not show none, until a stack entry gives
+ * their CPU a cookie again. Prints PASS:/FAIL: lines.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,10 +112,15 @@ static int has_chain(const char *info)
 /*
  * One file alone in a context of its own, the plugin left on its stream, so
  * that kshark_free() closes it (and calls the deinitializer once more, with
- * KS_PLUGIN_CONTEXT_FREE): its four getppid events with their chains.
+ * KS_PLUGIN_CONTEXT_FREE): its four getppid events with their chains. With
+ * @cut, its cookie entries are cut short: the first two getppid events
+ * (after such an entry) have no known cookie, the last two (after a stack
+ * entry that gives the next one) their chain.
  */
-static void check_alone(const char *so, const char *path)
+static void check_alone(const char *so, const char *path, int cut)
 {
+	static const char unknown[] =
+		"\n  => [user stack lost: events were dropped on its CPU, its cookie is not known]";
 	struct kshark_plugin_list *plugin;
 	struct kshark_entry **rows = NULL;
 	struct kshark_context *ctx = NULL;
@@ -122,7 +131,7 @@ static void check_alone(const char *so, const char *path)
 
 	/* libkshark has one context at a time: the one of the other files is freed */
 	if (!kshark_instance(&ctx) || (sd = kshark_open(ctx, path)) < 0) {
-		result("a file alone", 0, "cannot open it");
+		result(cut ? "cookie entries cut short" : "a file alone", 0, "cannot open it");
 		return;
 	}
 	plugin = kshark_register_plugin(ctx, "ustack", so);
@@ -140,7 +149,10 @@ static void check_alone(const char *so, const char *path)
 		int ok;
 
 		if (name && strstr(name, "_getppid")) {
-			ok = info && has_chain(info);
+			if (cut && nr < 2)
+				ok = info && strstr(info, unknown) && !strstr(info, "\n  => u");
+			else
+				ok = info && has_chain(info);
 			want += ok;
 			if (!ok && !why[0])
 				snprintf(why, sizeof(why), "event %zu: '%s'", nr, info ? info : "");
@@ -151,12 +163,18 @@ static void check_alone(const char *so, const char *path)
 	}
 	if (nr != 4 && !why[0])
 		snprintf(why, sizeof(why), "%zu getppid events, not 4", nr);
-	result("a file alone: its 4 getppid events with their chains", want == 4 && nr == 4, why);
+	if (cut)
+		result("cookie entries cut short: their CPU's cookie unknown, then a stack entry's again",
+		       want == 4 && nr == 4, why);
+	else
+		result("a file alone: its 4 getppid events with their chains", want == 4 && nr == 4,
+		       why);
 	rows_free(rows, n);
 	/* the plugin is still on the stream; the lines so far are out if it crashes */
 	fflush(stdout);
 	kshark_free(ctx);
-	result("a file alone: kshark_free() with the plugin on the stream", 1, NULL);
+	result(cut ? "cookie entries cut short: kshark_free() with the plugin on the stream" :
+	       "a file alone: kshark_free() with the plugin on the stream", 1, NULL);
 }
 
 int main(int argc, char **argv)
@@ -171,8 +189,8 @@ int main(int argc, char **argv)
 	char why[512] = "";
 	ssize_t n = 0, j;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: kshark-data-test PLUGIN.so MULTI.dat SAMPLE.dat\n");
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: kshark-data-test PLUGIN.so MULTI.dat SAMPLE.dat [CUT.dat]\n");
 		return 2;
 	}
 	if (!kshark_instance(&ctx))
@@ -281,6 +299,8 @@ int main(int argc, char **argv)
 	rows_free(rows, n);
 	free(ids);
 	kshark_free(ctx);
-	check_alone(argv[1], argv[3]);
+	check_alone(argv[1], argv[3], 0);
+	if (argc == 5)
+		check_alone(argv[1], argv[4], 1);
 	return failed;
 }

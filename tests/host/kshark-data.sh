@@ -8,14 +8,19 @@
 # lost; other events as without the plugin; and as before once it is closed
 # (kernelshark-plugin/tests/kshark-data-test.c); the two buffers have a
 # kernel stack entry after each event (trace-cmd record -T), whose Info
-# stays as without the plugin. Then the same under valgrind: no error,
+# stays as without the plugin; in the fixture with its cookie entries cut
+# too short for their common_pid, the events after them say their stack is
+# not known (none is copied). Then the same under valgrind: no error,
 # nothing of the plugin leaked.
 . "$(dirname "$0")/../lib/result.sh"
 . "$(dirname "$0")/../lib/kshark.sh"
 
 KS_KSTACKS=1
 kshark_setup "kshark data interface"
-"$KS_DIR/kshark-data-test" "$KS_PLUGIN" "$work/multi.dat" "$KS_SAMPLE" 2>"$work/stderr"
+python3 "$USTACK_TOP/tests/fixtures/make-buffers-fixture.py" "$work/v6.dat" "$work/cut.dat" \
+	--top cut || fail "kshark data interface" "could not make the fixture with cut cookie entries"
+"$KS_DIR/kshark-data-test" "$KS_PLUGIN" "$work/multi.dat" "$KS_SAMPLE" "$work/cut.dat" \
+	2>"$work/stderr"
 rc=$?
 [ $rc = 0 ] || [ $rc = 1 ] || fail "kshark-data-test" "exited $rc: $(tail -n 3 "$work/stderr")"
 
@@ -26,7 +31,7 @@ else
 	valgrind --error-exitcode=9 --leak-check=full --show-leak-kinds=definite \
 		--errors-for-leak-kinds=none \
 		--num-callers=30 "$KS_DIR/kshark-data-test" "$KS_PLUGIN" \
-		"$work/multi.dat" "$KS_SAMPLE" >"$work/vg.out" 2>"$work/vg.err"
+		"$work/multi.dat" "$KS_SAMPLE" "$work/cut.dat" >"$work/vg.out" 2>"$work/vg.err"
 	rc=$?
 	leaks=$(awk '/definitely lost in loss record/ { rec = 1; plugin = 0; next }
 		     rec && /plugin-ustack|ksu_|ustack_/ { plugin = 1 }
