@@ -152,7 +152,10 @@ static void ksu_collect_record(struct kshark_data_stream *stream, void *rec,
 
 	if (!s || s->stream != stream)
 		s = ksu_stream_get(stream->stream_id);
-	if (!s || s->collect_failed || !record || !record->data)
+	if (!s)
+		return;
+	s->collect_seen = true;
+	if (s->collect_failed || !record || !record->data)
 		return;
 	/*
 	 * Too short for its common fields: not copied, so its CPU's state is
@@ -301,4 +304,5 @@ void ksu_collect_free(struct ksu_stream *s)
 	s->cpus = NULL;
 	s->nr_cpus = 0;
 	s->collect_failed = false;
+	s->collect_seen = false;
 }

@@ -7,10 +7,10 @@
  *
  *   - registers handlers for the three entries, which copy their records as
  *     KernelShark reads them, CPU by CPU (ks-collect.c);
- *   - wraps the stream's load_entries: once KernelShark has the entries in
- *     time order, the copies and the entries are fed to a stitcher of
- *     libtracefs-ext with an index by record offset, and the copies freed
- *     (ks-stitch.c);
+ *   - wraps the stream's load_entries: once KernelShark has the entries,
+ *     they are stitched with the copies by a stitcher of libtracefs-ext
+ *     with an index by record offset, in time order, as far as lookups
+ *     need, and the copies freed as they are read (ks-stitch.c);
  *   - wraps the stream's get_info: the Info of an event with a user stack
  *     gets the stack under it, symbolized, or why it was lost (ks-info.c);
  *   - registers the draw handler of the graphs (ks-draw.cpp).
@@ -143,7 +143,7 @@ static void ksu_stream_free(struct ksu_stream *s)
 {
 	if (!s)
 		return;
-	ksu_collect_free(s);
+	ksu_walk_free(s);
 	ustack_stitcher_free(s->st);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
