@@ -117,6 +117,21 @@ static int ksu_file_id_offset(struct kshark_data_stream *stream)
 	return field && field->size == 4 ? field->offset : -1;
 }
 
+/* Where the frames of a user_unwind_stack record start (to its end); -1 when not so. */
+static int ksu_frames_offset(struct kshark_data_stream *stream)
+{
+	struct tep_handle *tep = kshark_get_tep(stream);
+	struct tep_format_field *field;
+	struct tep_event *event;
+
+	event = tep ? tep_find_event_by_name(tep, "ftrace", "user_unwind_stack") : NULL;
+	field = event ? tep_find_field(event, "frames") : NULL;
+	if (!field || (field->flags & TEP_FIELD_IS_DYNAMIC) || field->offset <= 0 ||
+	    field->offset > 4096)
+		return -1;
+	return field->offset;
+}
+
 /*
  * The bytes a record needs to hold common_type and common_pid where the
  * formats say (libtraceevent reads both before any handler); 0 when the
@@ -199,6 +214,7 @@ KSU_EXPORT int kshark_data_plugin_initializer(struct kshark_data_stream *stream)
 	s->stack_entry_ids[0] = kshark_find_event_id(stream, "ftrace/kernel_stack");
 	s->stack_entry_ids[1] = kshark_find_event_id(stream, "ftrace/user_stack");
 	s->file_id_off = ksu_file_id_offset(stream);
+	s->frames_off = ksu_frames_offset(stream);
 	s->common_end = ksu_common_end(stream, s->ids[KSU_COOKIE]);
 	if (!s->common_end)
 		goto none;

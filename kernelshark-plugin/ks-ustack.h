@@ -68,7 +68,14 @@ struct ksu_cpu_recs {
 	struct ksu_chunk	*tail;
 	size_t			bytes;		/* of the chunks there are */
 	struct ksu_same		same[KSU_SAME_SLOTS];
+	const unsigned char	*stack;		/* the last stack copied whole in tail */
+	uint32_t		stack_size;
+	uint32_t		frames_off;	/* where a stack record's frames are */
+	int64_t			last_offset;	/* of the last record copied */
 	size_t			pos;		/* read up to there in head */
+	int64_t			read_offset;	/* of the last record read */
+	unsigned char		*buf;		/* a stack put together when read */
+	uint32_t		buf_size;
 	struct ksu_rec		peek;		/* read, not fed yet (ks-stitch.c) */
 	bool			peeked;
 };
@@ -106,6 +113,7 @@ struct ksu_walk {
  * @stream: the stream (a buffer of a trace.dat file)
  * @ids: the event ids of the user_unwind_* entries
  * @file_id_off: where user_unwind_file's id is in its records; -1: not known
+ * @frames_off: where user_unwind_stack's frames are in its records; -1: not known
  * @common_end: the bytes a record needs for its common_type and common_pid
  * @stack_entry_ids: those of ftrace's kernel_stack and user_stack entries (-1:
  *	none in the stream), which belong to the event before them
@@ -127,6 +135,7 @@ struct ksu_stream {
 	struct kshark_data_stream	*stream;
 	int				ids[KSU_KIND_NR];
 	int				file_id_off;
+	int				frames_off;
 	uint32_t			common_end;
 	int				stack_entry_ids[2];
 	struct ksu_cpu_recs		*cpus;
