@@ -7,10 +7,10 @@
  *
  *   - registers handlers for the three entries, which copy their records as
  *     KernelShark reads them, CPU by CPU (ks-collect.c);
- *   - wraps the stream's load_entries: once KernelShark has the entries in
- *     time order, the copies and the entries are fed to a stitcher of
- *     libtracefs-ext with an index by record offset, and the copies freed
- *     (ks-stitch.c);
+ *   - wraps the stream's load_entries: once KernelShark has the entries,
+ *     they are stitched with the copies by a stitcher of libtracefs-ext
+ *     with an index by record offset, in time order, as far as lookups
+ *     need, and the copies freed as they are read (ks-stitch.c);
  *   - wraps the stream's get_info: the Info of an event with a user stack
  *     gets the stack under it, symbolized, or why it was lost (ks-info.c);
  *   - registers the draw handler of the graphs (ks-draw.cpp).
@@ -117,11 +117,48 @@ static int ksu_file_id_offset(struct kshark_data_stream *stream)
 	return field && field->size == 4 ? field->offset : -1;
 }
 
+/* Where the frames of a user_unwind_stack record start (to its end); -1 when not so. */
+static int ksu_frames_offset(struct kshark_data_stream *stream)
+{
+	struct tep_handle *tep = kshark_get_tep(stream);
+	struct tep_format_field *field;
+	struct tep_event *event;
+
+	event = tep ? tep_find_event_by_name(tep, "ftrace", "user_unwind_stack") : NULL;
+	field = event ? tep_find_field(event, "frames") : NULL;
+	if (!field || (field->flags & TEP_FIELD_IS_DYNAMIC) || field->offset <= 0 ||
+	    field->offset > 4096)
+		return -1;
+	return field->offset;
+}
+
+/*
+ * The bytes a record needs to hold common_type and common_pid where the
+ * formats say (libtraceevent reads both before any handler); 0 when the
+ * formats have them nowhere sane: no stacks for such a stream.
+ */
+static uint32_t ksu_common_end(struct kshark_data_stream *stream, int event_id)
+{
+	struct tep_handle *tep = kshark_get_tep(stream);
+	struct tep_format_field *type, *pid;
+	struct tep_event *event;
+
+	event = tep ? tep_find_event(tep, event_id) : NULL;
+	type = event ? tep_find_common_field(event, "common_type") : NULL;
+	pid = event ? tep_find_common_field(event, "common_pid") : NULL;
+	if (!type || !pid || type->offset < 0 || pid->offset < 0 ||
+	    (type->size != 1 && type->size != 2 && type->size != 4) || pid->size != 4 ||
+	    type->offset > 64 || pid->offset > 64)
+		return 0;
+	return type->offset + type->size > pid->offset + pid->size ?
+	       type->offset + type->size : pid->offset + pid->size;
+}
+
 static void ksu_stream_free(struct ksu_stream *s)
 {
 	if (!s)
 		return;
-	ksu_collect_free(s);
+	ksu_walk_free(s);
 	ustack_stitcher_free(s->st);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
@@ -177,6 +214,10 @@ KSU_EXPORT int kshark_data_plugin_initializer(struct kshark_data_stream *stream)
 	s->stack_entry_ids[0] = kshark_find_event_id(stream, "ftrace/kernel_stack");
 	s->stack_entry_ids[1] = kshark_find_event_id(stream, "ftrace/user_stack");
 	s->file_id_off = ksu_file_id_offset(stream);
+	s->frames_off = ksu_frames_offset(stream);
+	s->common_end = ksu_common_end(stream, s->ids[KSU_COOKIE]);
+	if (!s->common_end)
+		goto none;
 	if (ksu_stream_set(stream->stream_id, s))
 		goto none;
 	n = ksu_collect_register(s);
@@ -204,15 +245,22 @@ none:
  * @stream: the stream
  *
  * Undoes everything the initializer did and frees the stream's state.
+ * kshark_free() calls it once more, after closing every stream, with a
+ * stream that has nothing but the id KS_PLUGIN_CONTEXT_FREE: nothing is
+ * left to free then, and nothing else of that stream may be read.
  *
  * Return: the number of handlers unregistered.
  */
 KSU_EXPORT int kshark_data_plugin_deinitializer(struct kshark_data_stream *stream)
 {
-	struct kshark_generic_stream_interface *in = ksu_interface(stream);
-	struct ksu_stream *s = ksu_stream_get(stream->stream_id);
+	struct kshark_generic_stream_interface *in;
+	struct ksu_stream *s;
 	int n = 0;
 
+	if (stream->stream_id == KS_PLUGIN_CONTEXT_FREE)
+		return 0;
+	in = ksu_interface(stream);
+	s = ksu_stream_get(stream->stream_id);
 	if (!s || s->stream != stream)
 		return 0;
 	ksu_collect_unregister(s);

@@ -68,9 +68,44 @@ struct ksu_cpu_recs {
 	struct ksu_chunk	*tail;
 	size_t			bytes;		/* of the chunks there are */
 	struct ksu_same		same[KSU_SAME_SLOTS];
+	const unsigned char	*stack;		/* the last stack copied whole in tail */
+	uint32_t		stack_size;
+	uint32_t		frames_off;	/* where a stack record's frames are */
+	int64_t			last_offset;	/* of the last record copied */
 	size_t			pos;		/* read up to there in head */
+	int64_t			read_offset;	/* of the last record read */
+	unsigned char		*buf;		/* a stack put together when read */
+	uint32_t		buf_size;
 	struct ksu_rec		peek;		/* read, not fed yet (ks-stitch.c) */
 	bool			peeked;
+};
+
+struct ksu_fed_file;
+
+/* The next entry of a CPU's chain to stitch (entry->next: the CPU's next in time) */
+struct ksu_head {
+	int64_t				ts;
+	int				cpu;
+	const struct kshark_entry	*entry;
+};
+
+/*
+ * The stitching of a stream's entries, done as far as lookups need it
+ * (ks-stitch.c): the CPUs' chains of entries merged in time order, as
+ * KernelShark's rows are, fed to the stitcher with the copied records.
+ */
+struct ksu_walk {
+	struct ksu_head			*heap;		/* by time, then CPU */
+	int				nr;		/* CPUs with entries left */
+	const struct kshark_entry	**first;	/* each CPU's first entry */
+	int64_t				*fed;		/* offset of each CPU's last entry fed */
+	int				nr_cpus;
+	bool				*missed;	/* events missed before the CPU's next */
+	struct ksu_fed_file		*files;		/* the last file entries fed */
+	bool				active;		/* entries are left */
+	bool				failed;		/* no memory: no stacks this load */
+	bool				log;		/* USTACK_KSHARK_LOG: say what was done */
+	double				ms;		/* CPU time spent so far (logged) */
 };
 
 /**
@@ -78,15 +113,20 @@ struct ksu_cpu_recs {
  * @stream: the stream (a buffer of a trace.dat file)
  * @ids: the event ids of the user_unwind_* entries
  * @file_id_off: where user_unwind_file's id is in its records; -1: not known
+ * @frames_off: where user_unwind_stack's frames are in its records; -1: not known
+ * @common_end: the bytes a record needs for its common_type and common_pid
  * @stack_entry_ids: those of ftrace's kernel_stack and user_stack entries (-1:
  *	none in the stream), which belong to the event before them
- * @cpus: their records per CPU, kept only while the stream loads
+ * @cpus: their records per CPU, kept until the stitching has read them
  * @nr_cpus: the size of @cpus
  * @collect_failed: a copy failed for want of memory: no stacks this load
+ * @collect_seen: the load had user_unwind_* entries (copied or not)
  * @st: the stitcher with its index by record offset, after a load
+ * @walk: how far the stitching of the loaded entries went
  * @orig_get_info: the stream's get_info before the plugin's
  * @orig_load_entries: the stream's load_entries before the plugin's
- * @lock: guards @st against lookups from the GUI thread during a reload
+ * @lock: guards @st, @walk and @cpus against lookups from the GUI thread
+ *	(which stitch on) and a reload
  * @histo: the model of the last graph drawn (GUI thread), for the dialog
  * @stacks: events with a stack after the last load
  * @lost: events whose stack was lost or is unknown after the last load
@@ -95,11 +135,15 @@ struct ksu_stream {
 	struct kshark_data_stream	*stream;
 	int				ids[KSU_KIND_NR];
 	int				file_id_off;
+	int				frames_off;
+	uint32_t			common_end;
 	int				stack_entry_ids[2];
 	struct ksu_cpu_recs		*cpus;
 	int				nr_cpus;
 	bool				collect_failed;
+	bool				collect_seen;
 	struct ustack_stitcher		*st;
+	struct ksu_walk			walk;
 	stream_get_str_func		orig_get_info;
 	load_entries_func		orig_load_entries;
 	pthread_mutex_t			lock;
@@ -122,8 +166,8 @@ KSU_HIDDEN bool ksu_file_id(const struct ksu_stream *s, const unsigned char *dat
 			    uint32_t *id);
 KSU_HIDDEN void ksu_collect_free(struct ksu_stream *s);
 
-/* ks-stitch.c: the stacks stitched after the load, looked up by entry */
-KSU_HIDDEN int ksu_stitch_entries(struct ksu_stream *s, struct kshark_entry **rows, ssize_t n);
+/* ks-stitch.c: the stacks stitched as far as lookups need, looked up by entry */
+KSU_HIDDEN void ksu_walk_free(struct ksu_stream *s);
 KSU_HIDDEN ssize_t ksu_load_entries(struct kshark_data_stream *stream,
 				    struct kshark_context *ctx, struct kshark_entry ***rows);
 KSU_HIDDEN const struct ustack_info *ksu_lookup(const struct kshark_entry *entry);

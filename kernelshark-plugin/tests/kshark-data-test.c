@@ -2,7 +2,7 @@
 /*
  * kshark-data-test: the plugin's data interface in libkshark, without X.
  *
- *   kshark-data-test PLUGIN.so MULTI.dat SAMPLE.dat
+ *   kshark-data-test PLUGIN.so MULTI.dat SAMPLE.dat [CUT.dat [LONG.dat]]
  *
  * MULTI.dat has a top buffer with the stacks of the committed fixture and
  * an instance "lost" with the same records but no user_unwind_stack entry
@@ -15,11 +15,23 @@
  * in the instance why they were lost; the other events as without the
  * plugin, also the kernel stack entry after each event in MULTI.dat
  * (make-buffers-fixture.py --kernel-stacks, as trace-cmd record -T); and after the plugin is closed on the streams and the entries
- * loaded again, every Info as without it. Prints PASS:/FAIL: lines.
+ * loaded again, every Info as without it. SAMPLE.dat is then opened alone,
+ * in a context of its own, and freed with the plugin still on its stream
+ * (kshark_free() closes it); so is CUT.dat, the fixture's records with each
+ * user_unwind_cookie entry too short for its common_pid
+ * (make-buffers-fixture.py --top cut): the events after such an entry must
+ * say their stack is not known, not show none, until a stack entry gives
+ * their CPU a cookie again. LONG.dat is the fixture's records repeated
+ * (make-buffers-fixture.py --repeat): the plugin stitches as far as lookups
+ * need, so the Info of the first rows must not stitch the whole trace (the
+ * plugin's log says when it did), that of the last rows must; and after a
+ * reload, asked the other way round, every Info must be the same. Prints
+ * PASS:/FAIL: lines.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <libkshark.h>
 #include <libkshark-plugin.h>
@@ -103,6 +115,201 @@ static int has_chain(const char *info)
 	return 1;
 }
 
+/*
+ * One file alone in a context of its own, the plugin left on its stream, so
+ * that kshark_free() closes it (and calls the deinitializer once more, with
+ * KS_PLUGIN_CONTEXT_FREE): its four getppid events with their chains. With
+ * @cut, its cookie entries are cut short: the first two getppid events
+ * (after such an entry) have no known cookie, the last two (after a stack
+ * entry that gives the next one) their chain.
+ */
+static void check_alone(const char *so, const char *path, int cut)
+{
+	static const char unknown[] =
+		"\n  => [user stack lost: events were dropped on its CPU, its cookie is not known]";
+	struct kshark_plugin_list *plugin;
+	struct kshark_entry **rows = NULL;
+	struct kshark_context *ctx = NULL;
+	size_t nr = 0, want = 0;
+	char why[512] = "";
+	ssize_t n, j;
+	int sd;
+
+	/* libkshark has one context at a time: the one of the other files is freed */
+	sd = kshark_instance(&ctx) ? kshark_open(ctx, path) : -1;
+	if (sd < 0) {
+		result(cut ? "cookie entries cut short" : "a file alone", 0, "cannot open it");
+		return;
+	}
+	plugin = kshark_register_plugin(ctx, "ustack", so);
+	if (plugin && plugin->process_interface) {
+		struct kshark_data_stream *s = kshark_get_data_stream(ctx, sd);
+		struct kshark_dpi_list *dpi;
+
+		dpi = kshark_register_plugin_to_stream(s, plugin->process_interface, true);
+		kshark_handle_dpi(s, dpi, KSHARK_PLUGIN_INIT);
+	}
+	n = kshark_load_all_entries(ctx, &rows);
+	for (j = 0; j < n; j++) {
+		char *name = kshark_get_event_name(rows[j]);
+		char *info = kshark_get_info(rows[j]);
+		int ok;
+
+		if (name && strstr(name, "_getppid")) {
+			if (cut && nr < 2)
+				ok = info && strstr(info, unknown) && !strstr(info, "\n  => u");
+			else
+				ok = info && has_chain(info);
+			want += ok;
+			if (!ok && !why[0])
+				snprintf(why, sizeof(why), "event %zu: '%s'", nr, info ? info : "");
+			nr++;
+		}
+		free(name);
+		free(info);
+	}
+	if (nr != 4 && !why[0])
+		snprintf(why, sizeof(why), "%zu getppid events, not 4", nr);
+	if (cut)
+		result("cookie entries cut short: their CPU's cookie unknown, then a stack entry's again",
+		       want == 4 && nr == 4, why);
+	else
+		result("a file alone: its 4 getppid events with their chains", want == 4 && nr == 4,
+		       why);
+	rows_free(rows, n);
+	/* the plugin is still on the stream; the lines so far are out if it crashes */
+	fflush(stdout);
+	kshark_free(ctx);
+	result(cut ? "cookie entries cut short: kshark_free() with the plugin on the stream" :
+	       "a file alone: kshark_free() with the plugin on the stream", 1, NULL);
+}
+
+/* The Info of rows [from, to), each "event|Info". */
+static char **infos_range(struct kshark_entry **rows, ssize_t from, ssize_t to)
+{
+	char **out = calloc(to - from + 1, sizeof(*out));
+	ssize_t i;
+
+	for (i = from; out && i < to; i++) {
+		char *name = kshark_get_event_name(rows[i]);
+		char *info = kshark_get_info(rows[i]);
+
+		if (asprintf(&out[i - from], "%s|%s", name ? name : "", info ? info : "") < 0)
+			out[i - from] = NULL;
+		free(name);
+		free(info);
+	}
+	return out;
+}
+
+/* How many lines of the log start with @prefix. */
+static int log_lines(const char *path, const char *prefix)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+	int n = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		n += !strncmp(line, prefix, strlen(prefix));
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* Two sets of Info the same, each row; and how many getppid rows have their chain, of how many. */
+static int infos_same(char **a, char **b, size_t n, size_t *chains, size_t *getppid)
+{
+	size_t i;
+
+	*chains = *getppid = 0;
+	for (i = 0; i < n; i++) {
+		if (!a[i] || !b[i] || strcmp(a[i], b[i]))
+			return 0;
+		if (strstr(a[i], "_getppid|")) {
+			(*getppid)++;
+			*chains += has_chain(strchr(a[i], '|') + 1);
+		}
+	}
+	return 1;
+}
+
+/*
+ * A long trace alone: the first rows' Info, then the last rows'; reloaded,
+ * the last rows' first, then the first rows'. The log (USTACK_KSHARK_LOG,
+ * set here) says when a stream was stitched to its end. Every getppid event
+ * has its chain: the trace's runs take turns on the CPUs, each run's last
+ * stack entry on the CPU of the next (make-buffers-fixture.py --turns), so
+ * the CPUs must be stitched in time order.
+ */
+static void check_order(const char *so, const char *path)
+{
+	char log[] = "/tmp/kshark-data-test-XXXXXX";
+	char **first1, **last1, **first2, **last2;
+	struct kshark_plugin_list *plugin;
+	struct kshark_entry **rows = NULL;
+	struct kshark_context *ctx = NULL;
+	size_t k = 100, chains[2], getppid[2];
+	int fd, sd, early, done, same;
+	ssize_t n;
+
+	fd = mkstemp(log);
+	if (fd < 0) {
+		result("a long trace", 0, "no log file");
+		return;
+	}
+	close(fd);
+	sd = kshark_instance(&ctx) ? kshark_open(ctx, path) : -1;
+	if (sd < 0) {
+		result("a long trace", 0, "cannot open it");
+		unlink(log);
+		return;
+	}
+	setenv("USTACK_KSHARK_LOG", log, 1);
+	plugin = kshark_register_plugin(ctx, "ustack", so);
+	if (plugin && plugin->process_interface) {
+		struct kshark_data_stream *s = kshark_get_data_stream(ctx, sd);
+		struct kshark_dpi_list *dpi;
+
+		dpi = kshark_register_plugin_to_stream(s, plugin->process_interface, true);
+		kshark_handle_dpi(s, dpi, KSHARK_PLUGIN_INIT);
+	}
+	n = kshark_load_all_entries(ctx, &rows);
+	if (n < (ssize_t)(4 * k)) {
+		result("a long trace", 0, "too few entries");
+		goto out;
+	}
+	first1 = infos_range(rows, 0, k);
+	early = log_lines(log, "stitched stream");
+	last1 = infos_range(rows, n - k, n);
+	done = log_lines(log, "stitched stream");
+	result("a long trace: the Info of its first rows stitches its first records only",
+	       early == 0, "the whole trace was stitched");
+	result("a long trace: the Info of its last rows stitches it to its end", done == 1,
+	       "not said in the log");
+
+	rows_free(rows, n);
+	rows = NULL;
+	n = kshark_load_all_entries(ctx, &rows);
+	last2 = infos_range(rows, n - k, n);
+	first2 = infos_range(rows, 0, k);
+	same = infos_same(first1, first2, k, &chains[0], &getppid[0]) &&
+	       infos_same(last1, last2, k, &chains[1], &getppid[1]);
+	result("a long trace: reloaded and asked the other way round, every Info the same",
+	       same, "an Info differs");
+	result("a long trace on two CPUs: every getppid event of its first and last rows with its chain",
+	       same && getppid[0] && chains[0] == getppid[0] && getppid[1] &&
+	       chains[1] == getppid[1], "not all of them");
+	infos_free(first1);
+	infos_free(last1);
+	infos_free(first2);
+	infos_free(last2);
+out:
+	rows_free(rows, n);
+	kshark_free(ctx);
+	unsetenv("USTACK_KSHARK_LOG");
+	unlink(log);
+}
+
 int main(int argc, char **argv)
 {
 	int top = -1, lost_sd = -1, sample = -1, sd, *ids, i, n_init = 0, streams;
@@ -115,8 +322,9 @@ int main(int argc, char **argv)
 	char why[512] = "";
 	ssize_t n = 0, j;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: kshark-data-test PLUGIN.so MULTI.dat SAMPLE.dat\n");
+	if (argc < 4 || argc > 6) {
+		fprintf(stderr,
+			"usage: kshark-data-test PLUGIN.so MULTI.dat SAMPLE.dat [CUT.dat [LONG.dat]]\n");
 		return 2;
 	}
 	if (!kshark_instance(&ctx))
@@ -225,5 +433,10 @@ int main(int argc, char **argv)
 	rows_free(rows, n);
 	free(ids);
 	kshark_free(ctx);
+	check_alone(argv[1], argv[3], 0);
+	if (argc >= 5)
+		check_alone(argv[1], argv[4], 1);
+	if (argc >= 6)
+		check_order(argv[1], argv[5]);
 	return failed;
 }

@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # Loading a trace in libkshark (as KernelShark loads it) with the KernelShark
 # plugin against without it: time and peak memory, interleaved runs,
-# medians (kernelshark-plugin/tests/kshark-load-bench.c).
+# medians (kernelshark-plugin/tests/kshark-load-bench.c). After each load,
+# the Info of the last rows: with the plugin, that stitches the whole trace
+# (it stitches as far as lookups need), so the peak RSS is that of the
+# stitched results, and the CPU time of both is printed too.
 #
 #   tests/bench/kshark-load.sh [RUNS]      (default 7; KSHARK_BENCH_REPEAT)
 #
@@ -28,12 +31,13 @@ trace-cmd convert -i "$top/tests/fixtures/plugin/sample.dat" -o "$dir/src.dat" \
 python3 "$top/tests/fixtures/make-buffers-fixture.py" "$dir/src.dat" "$dir/big.dat" \
 	--top stacks --repeat "$REPEAT" || exit 1
 
-# one run: "load-ms entries peak-rss-kb cpu-ms"
+# one run: "load-ms entries peak-rss-kb cpu-ms all-cpu-ms" (all: the load, then all stitched)
 one() {
-	KSHARK_BENCH_NOINFO=1 /usr/bin/time -f 'RSS %M' "$ks/kshark-load-bench" "$@" "$dir/big.dat" \
-		2>"$dir/err" | tail -n 1 | awk '{ printf "%s %s ", $1, $2; cpu = $4 } END { printf "%s ", cpu }' >"$dir/line"
-	read -r ms entries cpu <"$dir/line"
-	echo "$ms $entries $(awk '/^RSS/ { print $2 }' "$dir/err") $cpu"
+	KSHARK_BENCH_NOINFO=1 KSHARK_BENCH_STITCH=1 /usr/bin/time -f 'RSS %M' \
+		"$ks/kshark-load-bench" "$@" "$dir/big.dat" 2>"$dir/err" | tail -n 1 >"$dir/line"
+	read -r ms entries _ cpu stitch <"$dir/line"
+	echo "$ms $entries $(awk '/^RSS/ { print $2 }' "$dir/err") $cpu" \
+	     "$(awk -v a="$cpu" -v b="$stitch" 'BEGIN { printf "%.1f", a + b }')"
 }
 for i in $(seq 1 "$RUNS"); do
 	one >> "$dir/without"
@@ -43,11 +47,14 @@ median() { sort -n -k"$2" "$1" | awk -v k="$2" '{ v[NR] = $k } END { print v[int
 w1=$(median "$dir/without" 1); p1=$(median "$dir/with" 1)
 w3=$(median "$dir/without" 3); p3=$(median "$dir/with" 3)
 w4=$(median "$dir/without" 4); p4=$(median "$dir/with" 4)
+w5=$(median "$dir/without" 5); p5=$(median "$dir/with" 5)
 entries=$(awk '{ print $2; exit }' "$dir/with")
 r() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }'; }
 echo "libkshark load (open, buffers, plugin init, kshark_load_all_entries) of $entries"
-echo "records, with and without the plugin interleaved, median of $RUNS runs:"
-printf '  %-20s %10s %10s %12s\n' "" "load" "CPU time" "peak RSS"
-printf '  %-20s %7s ms %7s ms %9s KB\n' "without the plugin" "$w1" "$w4" "$w3"
-printf '  %-20s %7s ms %7s ms %9s KB\n' "with the plugin" "$p1" "$p4" "$p3"
-printf '  %-20s %10s %10s %12s\n' "ratio" "$(r "$p1" "$w1")" "$(r "$p4" "$w4")" "$(r "$p3" "$w3")"
+echo "records, with and without the plugin interleaved, median of $RUNS runs; then"
+echo "the Info of the last rows (with the plugin: the whole trace stitched):"
+printf '  %-20s %10s %10s %14s %12s\n' "" "load" "CPU time" "CPU, all" "peak RSS"
+printf '  %-20s %7s ms %7s ms %11s ms %9s KB\n' "without the plugin" "$w1" "$w4" "$w5" "$w3"
+printf '  %-20s %7s ms %7s ms %11s ms %9s KB\n' "with the plugin" "$p1" "$p4" "$p5" "$p3"
+printf '  %-20s %10s %10s %14s %12s\n' "ratio" "$(r "$p1" "$w1")" "$(r "$p4" "$w4")" \
+	"$(r "$p5" "$w5")" "$(r "$p3" "$w3")"

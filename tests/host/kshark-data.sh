@@ -8,14 +8,25 @@
 # lost; other events as without the plugin; and as before once it is closed
 # (kernelshark-plugin/tests/kshark-data-test.c); the two buffers have a
 # kernel stack entry after each event (trace-cmd record -T), whose Info
-# stays as without the plugin. Then the same under valgrind: no error,
-# nothing of the plugin leaked.
+# stays as without the plugin; in the fixture with its cookie entries cut
+# too short for their common_pid, the events after them say their stack is
+# not known (none is copied); in the fixture repeated 2,000 times, the runs
+# taking turns on two CPUs (each run's last stack entry on the next CPU),
+# the Info of the first rows stitches the first records only, that of the
+# last rows the whole trace, every Info is the same asked the other way
+# round, and every getppid event has its chain.
+# Then the same under valgrind: no error, nothing of the plugin leaked.
 . "$(dirname "$0")/../lib/result.sh"
 . "$(dirname "$0")/../lib/kshark.sh"
 
 KS_KSTACKS=1
 kshark_setup "kshark data interface"
-"$KS_DIR/kshark-data-test" "$KS_PLUGIN" "$work/multi.dat" "$KS_SAMPLE" 2>"$work/stderr"
+python3 "$USTACK_TOP/tests/fixtures/make-buffers-fixture.py" "$work/v6.dat" "$work/cut.dat" \
+	--top cut || fail "kshark data interface" "could not make the fixture with cut cookie entries"
+python3 "$USTACK_TOP/tests/fixtures/make-buffers-fixture.py" "$work/v6.dat" "$work/long.dat" \
+	--repeat 2000 --turns || fail "kshark data interface" "could not make the repeated fixture"
+"$KS_DIR/kshark-data-test" "$KS_PLUGIN" "$work/multi.dat" "$KS_SAMPLE" "$work/cut.dat" \
+	"$work/long.dat" 2>"$work/stderr"
 rc=$?
 [ $rc = 0 ] || [ $rc = 1 ] || fail "kshark-data-test" "exited $rc: $(tail -n 3 "$work/stderr")"
 
@@ -26,7 +37,8 @@ else
 	valgrind --error-exitcode=9 --leak-check=full --show-leak-kinds=definite \
 		--errors-for-leak-kinds=none \
 		--num-callers=30 "$KS_DIR/kshark-data-test" "$KS_PLUGIN" \
-		"$work/multi.dat" "$KS_SAMPLE" >"$work/vg.out" 2>"$work/vg.err"
+		"$work/multi.dat" "$KS_SAMPLE" "$work/cut.dat" "$work/long.dat" >"$work/vg.out" \
+		2>"$work/vg.err"
 	rc=$?
 	leaks=$(awk '/definitely lost in loss record/ { rec = 1; plugin = 0; next }
 		     rec && /plugin-ustack|ksu_|ustack_/ { plugin = 1 }
