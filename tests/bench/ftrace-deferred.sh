@@ -17,6 +17,9 @@
 #
 #   ftrace-deferred.sh [--rounds N] [--label NAME]
 #
+# BENCH_ROWS (default "1 4 16 fn eq8 tar"): the rows before the walk rows
+# (SFrame and tables against frame pointers), which always run.
+#
 # Every row is the median of N interleaved rounds with its spread (third
 # quartile - first quartile; max - min for 3 rounds or fewer). A row whose
 # spread, with its "none" row's, is larger than its effect (its cost over
@@ -124,7 +127,7 @@ quartiles() {
 echo "ustack-bench: $CALLS getppid calls from a 16-function-deep stack (eq8: 8 frames),"
 echo "per call, median of $ROUNDS rounds (modes interleaved within a round), spread = q3 - q1:"
 printf '%-6s %-9s %10s %10s %8s %14s %14s\n' epe mode bytes ns spread "stack bytes" "stack ns"
-for epe in 1 4 16 fn eq8 tar; do
+for epe in ${BENCH_ROWS-1 4 16 fn eq8 tar}; do
 	modes="none inplace deferred"
 	[ "$epe" = fn ] && modes="none deferred"	# no in-place user stacks there
 	BENCH_ARG=0

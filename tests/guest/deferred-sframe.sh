@@ -97,5 +97,22 @@ check "the SFrame program spun until its timer expired 40 times" test -z "$(grep
 stitched | grep -v '^STACKS|' > /tmp/events
 spin_check "interrupts over SFrame code carry the exact stack" $pid hrtimer_expire_entry 20
 
+# The kernel keeps the frame rules it looked up (per CPU): 200 calls from
+# one 18-frame SFrame stack look each frame up once per CPU, then find it
+# kept. A run of call sites 16 bytes apart (bench_f0..f15) must not
+# collide in the cache.
+trace_clear
+tw $T/events/syscalls/sys_enter_getppid/enable 1
+tw $T/options/user_stacktrace_deferred 1
+frames0=$(stat frames_sframe)
+cached0=$(stat rules_cached)
+tw $T/tracing_on 1
+"$USTACK_PROGS/sframe/ustack-bench" 200 0 > /dev/null
+tw $T/tracing_on 0
+frames=$(($(stat frames_sframe) - frames0))
+cached=$(($(stat rules_cached) - cached0))
+check "rule cache: $cached of $frames SFrame frames found kept (at least 95%)" \
+	test "$frames" -ge 3000 -a $((100 * cached)) -ge $((95 * frames))
+
 trace_clear
 finish

@@ -172,6 +172,40 @@ fi
 rm -f /tmp/fifo
 tw $TABLES/remove all
 
+# ---- a table removed while a process runs ----
+# the first call's rules are looked up (and kept by the kernel's rule
+# cache), the tables go, the second call must not use them
+"$TOOL" load "$EH/ustack-eh-cases" "$LIBC" "$LDSO" > /dev/null
+trace_clear
+tw $T/events/syscalls/sys_enter_getppid/enable 1
+tw $T/options/user_stacktrace_deferred 1
+tw $T/tracing_on 1
+mkfifo /tmp/fifo
+cached0=$(ustat rules_cached)
+"$EH/ustack-eh-cases" twice /tmp/fifo > /dev/null 2>&1 &
+pid=$!
+if wait_until 120 first_done; then
+	tw $TABLES/remove all
+	echo go > /tmp/fifo
+	wait $pid
+	tw $T/tracing_on 0
+	stitched | awk -F'|' -v p=$pid '$1 == p && index($4, "sys_getppid(") { print $5 }' > /tmp/twice
+	before=$(symbols "$(sed -n 1p /tmp/twice)" | sed 's/@@*[^ ]*//g')
+	after=$(symbols "$(sed -n 2p /tmp/twice)" | sed 's/@@*[^ ]*//g')
+	check "removed while running: the stack before, from the tables, is exact ($before)" \
+		test "$before" = \
+		"getppid eh_leaf eh_recurse eh_recurse eh_recurse eh_recurse eh_twice main __libc_start_call_main __libc_start_main _start"
+	check "and the one after is not ($after): no rule of a removed table stays in use" \
+		test "$(echo "$after" | wc -w)" -lt 5
+	check "the rule cache was used (rules_cached +$(($(ustat rules_cached) - cached0)))" \
+		test "$(($(ustat rules_cached) - cached0))" -gt 0
+else
+	fail "removed while running: its first stack" "no stack in the trace"
+	kill $pid 2>/dev/null
+fi
+rm -f /tmp/fifo
+tw $TABLES/remove all
+
 # ---- a library replaced on disk ----
 # /tmp/rep holds the sample and its library (found through $ORIGIN); the
 # library is replaced the way dpkg does it (a new file renamed over the old
