@@ -8,7 +8,7 @@
 # from the same calls, for at least 95% of the calls:
 #  - stock programs: tar, gzip, sort, find, python3 and perl running
 #    scripts with a deep call chain (the interpreter's C frames down to
-#    _start);
+#    _start), python3 importing C extension modules (ld.so's dlopen);
 #  - programs built -O2 -fomit-frame-pointer without .sframe: the known
 #    chain of ustack-sample; a signal handler, a longjmp, a thread (down to
 #    clone3) and a 60-deep recursion (tests/progs/eh-cases.c).
@@ -40,8 +40,10 @@ echo -1 > /proc/sys/kernel/perf_event_paranoid
 tw $TABLES/remove all
 
 # ---- the one setup command ----
+DYN=/usr/lib/python3.11/lib-dynload
 progs="/usr/bin/tar /usr/bin/gzip /usr/bin/sort /usr/bin/find $PY /usr/bin/perl \
-	$EH/ustack-sample $EH/ustack-eh-cases"
+	$EH/ustack-sample $EH/ustack-eh-cases $DYN/_bz2.cpython-311-x86_64-linux-gnu.so \
+	$DYN/_lzma.cpython-311-x86_64-linux-gnu.so"
 files=$(for p in $progs; do
 	echo "$p"
 	ldd "$p" | awk '$3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'
@@ -128,6 +130,15 @@ compare python3 write $PY /tmp/deep.py
 syms=$(names python3 write)
 check "python3: the stack goes through the interpreter's C frames to _start ($(first_n 4 "$syms") ... ${syms##* })" \
 	test "${syms##* }" = _start -a "$(echo "$syms" | wc -w)" -ge 10
+
+# through ld.so: python3 imports two C extension modules; ld.so opens
+# them and their libraries (dlopen), the interpreter its other files
+compare python3-dlopen openat $PY -c 'import _bz2, _lzma'
+tid=$(awk 'NF && !/^[ \t]/ { print $NF; exit }' /tmp/python3-dlopen.perf)
+n=$(awk -F'|' -v t="$tid" '$1 == t && index($4, "sys_openat(") && index($5, "/ld-linux-x86-64.so.2+")' \
+	/tmp/python3-dlopen.st | wc -l)
+check "python3 import: $n of its openat stacks go through ld.so (dlopen), compared above" \
+	test "$n" -ge 4
 
 compare perl write /usr/bin/perl -e \
 	'sub f { my $n = shift; return $n ? f($n - 1) + 1 : syswrite(STDOUT, "x\n") } f(40) for 1..5'
