@@ -135,75 +135,70 @@ check "the process used the 4 tables (tables_used +$(($(ustat tables_used) - use
 check "users drop back to 0 when the process is gone" \
 	test "$(users "$(build_id "$LIBC")")" = 0
 
-# ---- a process already running ----
-# its first call walks without tables (each file found without one), the
-# tables are loaded, then its second call
-tw $TABLES/remove all
-trace_clear
-tw $T/events/syscalls/sys_enter_getppid/enable 1
-tw $T/options/user_stacktrace_deferred 1
-tw $T/tracing_on 1
-rm -f /tmp/fifo
-mkfifo /tmp/fifo
-"$EH/ustack-eh-cases" twice /tmp/fifo > /dev/null 2>&1 &
-pid=$!
-# first_done: its first stack is in the trace
-first_done() { stitched | awk -F'|' -v p=$pid '$1 == p && index($4, "sys_getppid(") && $5 ~ /\+0x/' | grep -q .; }
-if wait_until 120 first_done; then
-	# the files of what runs, this process's among them
-	"$TOOL" load --mapped > /tmp/mapped.out 2>&1
-	check "load --mapped: $(tail -1 /tmp/mapped.out)" \
-		grep -q "^$EH/ustack-eh-cases: loaded table" /tmp/mapped.out
+# twice ACTION: ustack-eh-cases makes one traced call, the shell function
+# ACTION runs, then it makes another; the symbols of the two stacks (names
+# without their symbol version, @@GLIBC_2.34) in $before and $after.
+# Returns 1 when the first stack never came.
+EXACT="getppid eh_leaf eh_recurse eh_recurse eh_recurse eh_recurse eh_twice main __libc_start_call_main __libc_start_main _start"
+twice() {
+	trace_clear
+	tw $T/events/syscalls/sys_enter_getppid/enable 1
+	tw $T/options/user_stacktrace_deferred 1
+	tw $T/tracing_on 1
+	rm -f /tmp/fifo
+	mkfifo /tmp/fifo
+	"$EH/ustack-eh-cases" twice /tmp/fifo > /dev/null 2>&1 &
+	pid=$!
+	if ! wait_until 120 first_done; then
+		kill $pid 2>/dev/null
+		wait $pid 2>/dev/null
+		rm -f /tmp/fifo
+		return 1
+	fi
+	"$1"
 	echo go > /tmp/fifo
 	wait $pid
 	tw $T/tracing_on 0
+	rm -f /tmp/fifo
 	stitched | awk -F'|' -v p=$pid '$1 == p && index($4, "sys_getppid(") { print $5 }' > /tmp/twice
-	# names without their symbol version (@@GLIBC_2.34)
 	before=$(symbols "$(sed -n 1p /tmp/twice)" | sed 's/@@*[^ ]*//g')
 	after=$(symbols "$(sed -n 2p /tmp/twice)" | sed 's/@@*[^ ]*//g')
+}
+# first_done: the first stack of $pid is in the trace
+first_done() { stitched | awk -F'|' -v p=$pid '$1 == p && index($4, "sys_getppid(") && $5 ~ /\+0x/' | grep -q .; }
+
+# ---- a process already running ----
+# its first call walks without tables (each file found without one), then
+# the tables of what runs are loaded (its files among them)
+load_mapped() { "$TOOL" load --mapped > /tmp/mapped.out 2>&1; }
+tw $TABLES/remove all
+if twice load_mapped; then
+	check "load --mapped: $(tail -1 /tmp/mapped.out)" \
+		grep -q "^$EH/ustack-eh-cases: loaded table" /tmp/mapped.out
 	check "a running process: its stack before the load is short ($before)" \
 		test "$(echo "$before" | wc -w)" -lt 5
-	check "and after it, exact to _start ($after)" test "$after" = \
-		"getppid eh_leaf eh_recurse eh_recurse eh_recurse eh_recurse eh_twice main __libc_start_call_main __libc_start_main _start"
+	check "and after it, exact to _start ($after)" test "$after" = "$EXACT"
 else
 	fail "a running process: its first stack" "no stack in the trace"
-	kill $pid 2>/dev/null
 fi
-rm -f /tmp/fifo
 tw $TABLES/remove all
 
 # ---- a table removed while a process runs ----
 # the first call's rules are looked up (and kept by the kernel's rule
 # cache), the tables go, the second call must not use them
+remove_all() { tw $TABLES/remove all; }
 "$TOOL" load "$EH/ustack-eh-cases" "$LIBC" "$LDSO" > /dev/null
-trace_clear
-tw $T/events/syscalls/sys_enter_getppid/enable 1
-tw $T/options/user_stacktrace_deferred 1
-tw $T/tracing_on 1
-mkfifo /tmp/fifo
 cached0=$(ustat rules_cached)
-"$EH/ustack-eh-cases" twice /tmp/fifo > /dev/null 2>&1 &
-pid=$!
-if wait_until 120 first_done; then
-	tw $TABLES/remove all
-	echo go > /tmp/fifo
-	wait $pid
-	tw $T/tracing_on 0
-	stitched | awk -F'|' -v p=$pid '$1 == p && index($4, "sys_getppid(") { print $5 }' > /tmp/twice
-	before=$(symbols "$(sed -n 1p /tmp/twice)" | sed 's/@@*[^ ]*//g')
-	after=$(symbols "$(sed -n 2p /tmp/twice)" | sed 's/@@*[^ ]*//g')
+if twice remove_all; then
 	check "removed while running: the stack before, from the tables, is exact ($before)" \
-		test "$before" = \
-		"getppid eh_leaf eh_recurse eh_recurse eh_recurse eh_recurse eh_twice main __libc_start_call_main __libc_start_main _start"
+		test "$before" = "$EXACT"
 	check "and the one after is not ($after): no rule of a removed table stays in use" \
 		test "$(echo "$after" | wc -w)" -lt 5
 	check "the rule cache was used (rules_cached +$(($(ustat rules_cached) - cached0)))" \
 		test "$(($(ustat rules_cached) - cached0))" -gt 0
 else
 	fail "removed while running: its first stack" "no stack in the trace"
-	kill $pid 2>/dev/null
 fi
-rm -f /tmp/fifo
 tw $TABLES/remove all
 
 # ---- a library replaced on disk ----
