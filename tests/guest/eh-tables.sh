@@ -107,14 +107,7 @@ run_sample() {
 	local name=$1
 
 	shift
-	trace_clear
-	tw $T/events/syscalls/sys_enter_getppid/enable 1
-	tw $T/options/user_stacktrace_deferred 1
-	tw $T/tracing_on 1
-	"$@" > /dev/null 2>&1 &
-	pid=$!
-	wait $pid
-	tw $T/tracing_on 0
+	getppid_traced /dev/null "$@"
 	stitched | awk -F'|' -v p=$pid '$1 == p && index($4, "sys_getppid(")' > /tmp/$name.st
 	syms=$(symbols "$(awk -F'|' '{ print $5; exit }' /tmp/$name.st)")
 }

@@ -35,15 +35,9 @@ sr_run() {
 	local name=$1
 
 	shift
-	trace_clear
-	tw $T/events/syscalls/sys_enter_getppid/enable 1
-	tw $T/options/user_stacktrace_deferred 1
-	tw $T/tracing_on 1
-	"$REG" "$@" > /tmp/$name.out 2>&1 &
-	SR_PID=$!
-	wait $SR_PID
-	SR_RC=$?
-	tw $T/tracing_on 0
+	getppid_traced /tmp/$name.out "$REG" "$@"
+	SR_PID=$pid
+	SR_RC=$rc
 	stitched | awk -F'|' '$4 ~ /getppid/' > /tmp/$name.ev
 	grep 'user_unwind_stack:' $T/trace | grep -o 'unwind=[a-z+]*' | sort | uniq -c > /tmp/$name.unwind
 }

@@ -45,6 +45,24 @@ pinned_sample() {
 	wait $pid
 }
 
+# getppid_traced OUT CMD...: run CMD with its getppid calls traced in the
+# top level (deferred user stacks), its output in OUT; its pid is left in
+# $pid, its exit status in $rc; tracing is off again after it.
+getppid_traced() {
+	local out=$1
+
+	shift
+	trace_clear
+	tw $T/events/syscalls/sys_enter_getppid/enable 1
+	tw $T/options/user_stacktrace_deferred 1
+	tw $T/tracing_on 1
+	"$@" > "$out" 2>&1 &
+	pid=$!
+	wait $pid
+	rc=$?
+	tw $T/tracing_on 0
+}
+
 # stitched DIR: the stitched events of instance DIR (see stitch.awk).
 stitched() { awk -f "$STITCH" "${1:-$T}/trace"; }
 
