@@ -123,11 +123,25 @@ static int has_chain(const char *info)
  * (after such an entry) have no known cookie, the last two (after a stack
  * entry that gives the next one) their chain.
  */
+/* Load the plugin @so and attach it to stream @sd, as KernelShark does. */
+static void attach_plugin(struct kshark_context *ctx, int sd, const char *so)
+{
+	struct kshark_plugin_list *plugin;
+	struct kshark_data_stream *s;
+	struct kshark_dpi_list *dpi;
+
+	plugin = kshark_register_plugin(ctx, "ustack", so);
+	if (!plugin || !plugin->process_interface)
+		return;
+	s = kshark_get_data_stream(ctx, sd);
+	dpi = kshark_register_plugin_to_stream(s, plugin->process_interface, true);
+	kshark_handle_dpi(s, dpi, KSHARK_PLUGIN_INIT);
+}
+
 static void check_alone(const char *so, const char *path, int cut)
 {
 	static const char unknown[] =
 		"\n  => [user stack lost: events were dropped on its CPU, its cookie is not known]";
-	struct kshark_plugin_list *plugin;
 	struct kshark_entry **rows = NULL;
 	struct kshark_context *ctx = NULL;
 	size_t nr = 0, want = 0;
@@ -141,14 +155,7 @@ static void check_alone(const char *so, const char *path, int cut)
 		result(cut ? "cookie entries cut short" : "a file alone", 0, "cannot open it");
 		return;
 	}
-	plugin = kshark_register_plugin(ctx, "ustack", so);
-	if (plugin && plugin->process_interface) {
-		struct kshark_data_stream *s = kshark_get_data_stream(ctx, sd);
-		struct kshark_dpi_list *dpi;
-
-		dpi = kshark_register_plugin_to_stream(s, plugin->process_interface, true);
-		kshark_handle_dpi(s, dpi, KSHARK_PLUGIN_INIT);
-	}
+	attach_plugin(ctx, sd, so);
 	n = kshark_load_all_entries(ctx, &rows);
 	for (j = 0; j < n; j++) {
 		char *name = kshark_get_event_name(rows[j]);
@@ -245,7 +252,6 @@ static void check_order(const char *so, const char *path)
 {
 	char log[] = "/tmp/kshark-data-test-XXXXXX";
 	char **first1, **last1, **first2, **last2;
-	struct kshark_plugin_list *plugin;
 	struct kshark_entry **rows = NULL;
 	struct kshark_context *ctx = NULL;
 	size_t k = 100, chains[2], getppid[2];
@@ -265,14 +271,7 @@ static void check_order(const char *so, const char *path)
 		return;
 	}
 	setenv("USTACK_KSHARK_LOG", log, 1);
-	plugin = kshark_register_plugin(ctx, "ustack", so);
-	if (plugin && plugin->process_interface) {
-		struct kshark_data_stream *s = kshark_get_data_stream(ctx, sd);
-		struct kshark_dpi_list *dpi;
-
-		dpi = kshark_register_plugin_to_stream(s, plugin->process_interface, true);
-		kshark_handle_dpi(s, dpi, KSHARK_PLUGIN_INIT);
-	}
+	attach_plugin(ctx, sd, so);
 	n = kshark_load_all_entries(ctx, &rows);
 	if (n < (ssize_t)(4 * k)) {
 		result("a long trace", 0, "too few entries");
