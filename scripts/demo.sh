@@ -1,12 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make demo: boot the ustack kernel in QEMU and record the sample program
-# (build/progs/ustack-sample, its getppid calls through a shared library, a
-# write and exit) once, with stock trace-cmd, deferred user stacks and the
+# make demo: boot the ustack kernel in QEMU, load the unwind tables of
+# Debian's python3 and its libraries (ustack-sframe load: stock binaries
+# have neither frame pointers nor .sframe), and record python3 running
+# scripts/demo.py (recursive functions that write; its start-up's openat
+# calls; exit) once, with stock trace-cmd, deferred user stacks and the
 # kernel's stacks (-T): build/demo/demo.dat. The guest shows trace-cmd
-# report as it is, the kernel's own text output, and the events stitched by
-# libtracefs-ext. Then, on the host and of that same trace: a flame graph of
+# report as it is, the kernel's own text output (of the sample program,
+# build/progs/ustack-sample) and the events stitched by libtracefs-ext. Then, on the host and of that same trace: a flame graph of
 # the user and kernel stacks (ustack-flame), a KernelShark screenshot with
 # the plugin (its marks, and the stack window a double click on one opens;
 # under Xvfb), and last trace-cmd report with the trace-cmd plugin, each
@@ -21,10 +23,14 @@ trap 'rm -f "$log"' EXIT
 set -e
 cd /tmp
 T=/sys/kernel/tracing
-echo '### trace-cmd record -T -O user_stacktrace_deferred -e getppid,write,exit_group -F ustack-sample 20 exit'
+echo '### ustack-sframe load: tables of python3 and its libraries, from their .eh_frame'
+$top/build/sframe/ustack-sframe load /usr/bin/python3.11 \$(ldd /usr/bin/python3.11 |
+	awk '\$3 ~ /^\\// { print \$3 } \$1 ~ /^\\// { print \$1 }')
+echo
+echo '### trace-cmd record -T -O user_stacktrace_deferred -e openat,write,exit_group -F python3 demo.py'
 trace-cmd record -q -o \$USTACK_RES/demo.dat -T -O user_stacktrace_deferred \
-	-e syscalls:sys_enter_getppid -e syscalls:sys_enter_write \
-	-e syscalls:sys_enter_exit_group -F $top/build/progs/ustack-sample 20 exit
+	-e syscalls:sys_enter_openat -e syscalls:sys_enter_write \
+	-e syscalls:sys_enter_exit_group -F /usr/bin/python3.11 $top/scripts/demo.py
 echo
 echo '### trace-cmd report (stock; the entries of user_stacktrace_deferred as they are)'
 trace-cmd report -i \$USTACK_RES/demo.dat | grep -v kernel_stack | grep -v '^ *=>' | tail -n 8
@@ -47,7 +53,7 @@ mv "$res/demo.dat" "$out/demo.dat"
 rm -rf "$res"
 echo
 echo '### flame graph of build/demo/demo.dat (ustack-flame -f html): user and kernel stacks'
-"$top/build/flamegraph/ustack-flame" -v -t "ustack-sample: 20 getppid calls, a write, exit" \
+"$top/build/flamegraph/ustack-flame" -v -t "python3 demo.py: its openat, write and exit_group calls" \
 	-f html -o "$out/flame.html" "$out/demo.dat"
 "$top/build/flamegraph/ustack-flame" "$out/demo.dat"
 echo
@@ -63,7 +69,9 @@ echo "trace:                 $out/demo.dat"
 echo "flame graph:           $out/flame.html"
 if [ -n "$shots" ]; then
 	echo "KernelShark:           $out/kernelshark.png"
-	[ -s "$out/kernelshark-stack.png" ] && echo "its stack window:      $out/kernelshark-stack.png"
+	if [ -s "$out/kernelshark-stack.png" ]; then
+		echo "its stack window:      $out/kernelshark-stack.png"
+	fi
 else
 	echo "KernelShark:           no screenshot (see above)"
 fi
