@@ -81,7 +81,7 @@ else
 fi
 
 # Timer interrupts over the spinning SFrame program: any instruction of
-# sample_then's loop is the topmost frame. It spins until a cpu-clock timer
+# sample_spin's loop is the topmost frame. It spins until a cpu-clock timer
 # of its own has expired over the loop 40 times (ticks), not for a fixed
 # work: a busy host gets few interrupts in one.
 trace_clear

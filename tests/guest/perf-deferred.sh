@@ -12,10 +12,10 @@
 PERF=$USTACK_TOP/build/perf/perf
 CHAINS=$USTACK_TOP/tests/lib/perf-chains.awk
 ATTR=$USTACK_PROGS/ustack-perf-attr
-# sample_then's samples (spin): innermost first.
-SPIN_CHAIN="sample_then sample_middle sample_outer main"
+# sample_spin's samples (spin): innermost first.
+SPIN_CHAIN="sample_spin sample_then sample_middle sample_outer main"
 # The cpu-clock runs sample every 100 us (-c 100000) while the program spins
-# in sample_then until a cpu-clock timer of its own, of that period, has
+# in sample_spin until a cpu-clock timer of its own, of that period, has
 # sampled it TICKS times in user mode (ustack-sample ... ticks): not for a
 # fixed work or time, which gets few timer interrupts on a busy host. perf's
 # event fires with that timer: SPIN_MIN of its samples are asked for.
@@ -120,11 +120,11 @@ exact_getppid "system wide" a.data "$(program_tid a.data)"
 	-- "$SAMPLE" 1 ticks $TICKS > /tmp/rec.out 2>&1
 check "cpu-clock: perf record" spun /tmp/rec.out
 chains c.data > /tmp/c
-awk -F'|' '$1 == "S" && $4 ~ /^sample_then/' /tmp/c > /tmp/spin
+awk -F'|' '$1 == "S" && $4 ~ /^sample_spin/' /tmp/c > /tmp/spin
 n=$(wc -l < /tmp/spin)
-check "cpu-clock: samples in sample_then ($n, at least $SPIN_MIN)" test "$n" -ge $SPIN_MIN
+check "cpu-clock: samples in sample_spin ($n, at least $SPIN_MIN)" test "$n" -ge $SPIN_MIN
 check "cpu-clock: their chains are exactly $SPIN_CHAIN" \
-	test "$(first_syms 4 < /tmp/spin | sort -u)" = "$SPIN_CHAIN"
+	test "$(first_syms 5 < /tmp/spin | sort -u)" = "$SPIN_CHAIN"
 nsamples=$("$PERF" report -D -i c.data 2>/dev/null | grep -c 'PERF_RECORD_SAMPLE')
 nshown=$(grep -c '^S|' /tmp/c)
 never=$(grep -c 'NEVER' /tmp/c)
@@ -140,9 +140,9 @@ check "system wide cpu-clock: idle samples recorded" \
 	test "$(awk -F'|' '$1 == "S" && $2 == 0' /tmp/ac | wc -l)" -gt 0
 check "system wide cpu-clock: no deferred marker in the idle task's samples" \
 	test "$(awk -F'|' '$1 == "S" && $2 == 0 && $5 != ""' /tmp/ac | wc -l)" = 0
-chains ac.data | awk -F'|' '$1 == "S" && $4 ~ /^sample_then/' > /tmp/spin
+chains ac.data | awk -F'|' '$1 == "S" && $4 ~ /^sample_spin/' > /tmp/spin
 check "system wide cpu-clock: spinning samples merged ($(wc -l < /tmp/spin), at least $SPIN_MIN), exactly $SPIN_CHAIN" \
-	test "$(wc -l < /tmp/spin)" -ge $SPIN_MIN -a "$(first_syms 4 < /tmp/spin | sort -u)" = "$SPIN_CHAIN"
+	test "$(wc -l < /tmp/spin)" -ge $SPIN_MIN -a "$(first_syms 5 < /tmp/spin | sort -u)" = "$SPIN_CHAIN"
 
 # ---- an exiting task ----
 # exit_group's entry asks before the task exits: its record is written when
@@ -223,9 +223,9 @@ $NOBODY "$PERF" record -q -e cpu-clock:u -c 100000 --call-graph fp,defer --user-
 	-o /tmp/nobody/u.data -- "$SAMPLE" 1 ticks $TICKS > /tmp/rec.out 2>&1
 check "permissions: perf record by an unprivileged user" spun /tmp/rec.out
 $NOBODY "$PERF" script -i /tmp/nobody/u.data -F tid,time,event,ip,sym,dso 2>/dev/null |
-	awk -f "$CHAINS" | awk -F'|' '$1 == "S" && $4 ~ /^sample_then/' > /tmp/spin
+	awk -f "$CHAINS" | awk -F'|' '$1 == "S" && $4 ~ /^sample_spin/' > /tmp/spin
 check "permissions: an unprivileged user gets its own deferred chains ($(wc -l < /tmp/spin), at least $SPIN_MIN)" \
-	test "$(wc -l < /tmp/spin)" -ge $SPIN_MIN -a "$(first_syms 4 < /tmp/spin | sort -u)" = "$SPIN_CHAIN"
+	test "$(wc -l < /tmp/spin)" -ge $SPIN_MIN -a "$(first_syms 5 < /tmp/spin | sort -u)" = "$SPIN_CHAIN"
 echo -1 > /proc/sys/kernel/perf_event_paranoid
 
 # ---- a subset of perf test (software events only: no PMU under TCG) ----

@@ -7,7 +7,7 @@
 #  - getppid tracepoint samples of the SFrame sample (sections found by the
 #    kernel), per task: exact chain, every sample merged;
 #  - the same of ustack-sframe-reg with its sections registered (V3);
-#  - cpu-clock samples while the SFrame sample spins in sample_then.
+#  - cpu-clock samples while the SFrame sample spins in sample_spin.
 # kernels: normal debug
 # timeout: 300
 . "$(dirname "$0")/../lib/result.sh"
@@ -17,7 +17,7 @@ PERF=$USTACK_TOP/build/perf/perf
 CHAINS=$USTACK_TOP/tests/lib/perf-chains.awk
 SF=$USTACK_PROGS/sframe/ustack-sample
 REG=$USTACK_PROGS/sframe/ustack-sframe-reg
-SPIN_CHAIN="sample_then sample_middle sample_outer main"
+SPIN_CHAIN="sample_spin sample_then sample_middle sample_outer main"
 
 if [ ! -x "$PERF" ]; then
 	fail "perf built" "no $PERF (make perf)"
@@ -82,9 +82,9 @@ fi
 	-- "$SF" 1 ticks 50 > /tmp/rec.out 2>&1
 check "cpu-clock over the spinning SFrame sample: perf record" \
 	sh -c "grep -q '1 calls' /tmp/rec.out && ! grep -q 'ticks:' /tmp/rec.out"
-perf_chains spin.data | awk -F'|' '$1 == "S" && $4 ~ /^sample_then/' > /tmp/spin
+perf_chains spin.data | awk -F'|' '$1 == "S" && $4 ~ /^sample_spin/' > /tmp/spin
 n=$(wc -l < /tmp/spin)
-check "cpu-clock over the spinning SFrame sample: samples in sample_then ($n, at least 10)" test "$n" -ge 10
-check "cpu-clock: their chains are exactly $SPIN_CHAIN ($(first_syms 4 < /tmp/spin | sort | uniq -c | tr '\n' ' '))" \
-	test "$(first_syms 4 < /tmp/spin | sort -u)" = "$SPIN_CHAIN"
+check "cpu-clock over the spinning SFrame sample: samples in sample_spin ($n, at least 10)" test "$n" -ge 10
+check "cpu-clock: their chains are exactly $SPIN_CHAIN ($(first_syms 5 < /tmp/spin | sort | uniq -c | tr '\n' ' '))" \
+	test "$(first_syms 5 < /tmp/spin | sort -u)" = "$SPIN_CHAIN"
 finish

@@ -159,11 +159,12 @@ spin_frames() {
 		FNR > w && $1 == p && $4 ~ e { print $5 }' "${3:-/tmp/events}" "${3:-/tmp/events}"
 }
 
-# spin_check NAME PID EVENT MIN (events in /tmp/events, from stitched): while PID spins in sample_then's loop,
+# spin_check NAME PID EVENT MIN (events in /tmp/events, from stitched): while PID spins in sample_spin's loop,
 # running no other user code, every EVENT over it carries the loop's
 # stack. The loop is the span from the first to the last event with that
-# stack (before it, sample_then may still be in libc; after it, the
-# program exits); it must hold at least MIN events.
+# stack (before it, sample_then sets its timer up, through libc and ld.so;
+# after it, sample_then tears the timer down and the program exits); it
+# must hold at least MIN events.
 spin_check() {
 	local syms i=0 first=0 last=0 bad= seen=
 
@@ -173,7 +174,7 @@ spin_check() {
 		[ "$frames" = "$seen" ] || syms=$(symbols "$frames")
 		seen=$frames
 		case "$syms" in
-		"sample_then sample_middle sample_outer main"*)
+		"sample_spin sample_then sample_middle sample_outer main"*)
 			[ $first = 0 ] && first=$i
 			last=$i ;;
 		*)	[ $first = 0 ] || bad="$bad|$i: $syms ($frames)" ;;

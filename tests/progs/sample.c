@@ -19,8 +19,8 @@
  * the CALLS (a hang, reported).
  * Then, from sample_outer -> sample_middle -> sample_then:
  *   exec PROG ARG...  execve()s PROG (through ustack_lib_raw)
- *   spin M            spins M million iterations in sample_then
- *   ticks N           spins in sample_then's loop until a cpu-clock event of
+ *   spin M            spins M million iterations in sample_spin
+ *   ticks N           spins in sample_spin's loop until a cpu-clock event of
  *                     its own (every SAMPLE_TICK_NS of its time, user mode
  *                     only) has sampled it N times: N timer interrupts over
  *                     the loop, however fast or busy the host is (a test
@@ -178,7 +178,7 @@ static int sample_ticks_open(struct sample_ticks *t)
 /*
  * The samples written so far. Inlined into the loop: only memory reads, no
  * call and no system call, so every interrupt over the loop lands in
- * sample_then.
+ * sample_spin.
  */
 static inline __attribute__((always_inline)) long sample_ticks_seen(struct sample_ticks *t)
 {
@@ -198,11 +198,32 @@ static inline __attribute__((always_inline)) long sample_ticks_seen(struct sampl
 	return t->seen;
 }
 
+/*
+ * The spin loops, alone in a function of their own so that an interrupt
+ * over them has sample_spin on top, and one over the set-up and tear-down
+ * around them (sample_then's system calls and the instructions between
+ * them) does not: @n iterations when @t is NULL, else until @t has seen @n
+ * samples or SAMPLE_TICK_GIVE_UP iterations have passed. Returns the
+ * iterations.
+ */
+NOINLINE static unsigned long long sample_spin(struct sample_ticks *t, unsigned long long n)
+{
+	volatile unsigned long spins = 0;
+	unsigned long long i;
+
+	if (!t) {
+		for (i = 0; i < n; i++)
+			spins++;
+		return i;
+	}
+	for (i = 0; sample_ticks_seen(t) < (long)n && i < SAMPLE_TICK_GIVE_UP; i++)
+		spins++;
+	return i;
+}
+
 NOINLINE static void sample_then(void)
 {
 	char **argv = sample_then_argv;
-	volatile unsigned long spins = 0;
-
 	if (!argv || !argv[0])
 		return;
 	fflush(stdout);
@@ -212,16 +233,12 @@ NOINLINE static void sample_then(void)
 		perror("execve");
 		exit(1);
 	}
-	/* millions of loop iterations, no calls: interrupts land here */
-	if (!strcmp(argv[0], "spin") && argv[1]) {
-		unsigned long n = atol(argv[1]) * 1000000UL;
-
-		for (unsigned long i = 0; i < n; i++)
-			spins++;
-	}
+	/* millions of loop iterations, no calls: interrupts land in sample_spin */
+	if (!strcmp(argv[0], "spin") && argv[1])
+		sample_spin(NULL, atol(argv[1]) * 1000000ULL);
 	/* the same loop until N samples of a timer of our own: see the top */
 	if (!strcmp(argv[0], "ticks") && argv[1]) {
-		long n = atol(argv[1]), seen;
+		long n = atol(argv[1]);
 		struct sample_ticks t;
 		unsigned long long i;
 
@@ -233,13 +250,12 @@ NOINLINE static void sample_then(void)
 			perror("ustack-sample: ticks: perf_event_open");
 			exit(1);
 		}
-		for (i = 0; (seen = sample_ticks_seen(&t)) < n && i < SAMPLE_TICK_GIVE_UP; i++)
-			spins++;
+		i = sample_spin(&t, n);
 		munmap(t.pg, (1 + SAMPLE_TICK_PAGES) * sysconf(_SC_PAGESIZE));
 		close(t.fd);
-		if (seen < n) {
+		if (t.seen < n) {
 			fprintf(stderr, "ustack-sample: ticks: %ld of %ld samples in %llu iterations\n",
-				seen, n, i);
+				t.seen, n, i);
 			exit(1);
 		}
 	}
