@@ -20,7 +20,7 @@ if [ ! -r "$PLUGIN_DIR/plugin_ustack.so" ]; then
 	fail "plugin built" "no $PLUGIN_DIR/plugin_ustack.so (make trace-cmd-plugin)"
 	finish
 fi
-if [ ! -e $T/options/user_stacktrace_deferred ]; then
+if [ ! -e "$T"/options/user_stacktrace_deferred ]; then
 	fail "option exists" "no $T/options/user_stacktrace_deferred"
 	finish
 fi
@@ -67,15 +67,14 @@ expect() {
 	if [ "$got" = "$want" ]; then
 		pass "$1"
 	else
-		fail "$1" "got '$(echo $got)', want '$(echo $want)'; $(stacks "$2" | head -n 2 | tr '\n' ' ')"
+		fail "$1" "got '$(tr '\n' ' ' <<<"$got")', want '$(tr '\n' ' ' <<<"$want")'"
 	fi
 }
 
 # -- trace-cmd record -B: the option on in the instance only
-out=$(trace-cmd record -q -o /tmp/rb.dat -e syscalls:sys_enter_getppid \
+if out=$(trace-cmd record -q -o /tmp/rb.dat -e syscalls:sys_enter_getppid \
 	-B ustk -O user_stacktrace_deferred -e syscalls:sys_enter_getppid \
-	$P/ustack-sample $N 2>&1)
-if [ $? = 0 ] && echo "$out" | grep -q "ustack-sample: $N calls"; then
+	$P/ustack-sample $N 2>&1) && echo "$out" | grep -q "ustack-sample: $N calls"; then
 	pass "record -B ustk -O user_stacktrace_deferred"
 else
 	fail "record -B ustk -O user_stacktrace_deferred" "$out"
@@ -87,16 +86,16 @@ top 0 $N"
 check "record -B: no stack said lost" test "$(grep -c '\[user stack lost' /tmp/rb.txt)" = 0
 check "record -B: the plugin said nothing on stderr" test ! -s /tmp/rb.err
 check "record -B: the top level's option left off" \
-	test "$(cat $T/options/user_stacktrace_deferred)" = 0
+	test "$(cat "$T"/options/user_stacktrace_deferred)" = 0
 
 # -- trace-cmd extract -B of an instance set up by hand
 I=$T/instances/ustk-x
-mkdir $I || { fail "instance" "cannot create $I"; finish; }
-tw $I/options/user_stacktrace_deferred 1
-tw $I/events/syscalls/sys_enter_getppid/enable 1
-tw $I/tracing_on 1
+mkdir "$I" || { fail "instance" "cannot create $I"; finish; }
+tw "$I"/options/user_stacktrace_deferred 1
+tw "$I"/events/syscalls/sys_enter_getppid/enable 1
+tw "$I"/tracing_on 1
 $P/ustack-sample $N > /dev/null
-tw $I/tracing_on 0
+tw "$I"/tracing_on 0
 out=$(trace-cmd extract -B ustk-x -o /tmp/ex.dat 2>&1)
 check "extract -B ustk-x" test $? = 0
 trace-cmd report -i /tmp/ex.dat > /tmp/ex.txt 2>/tmp/ex.err
@@ -104,9 +103,9 @@ expect "extract -B: the instance's events, each with the chain" /tmp/ex.txt "ust
 check "extract -B: no stack said lost" test "$(grep -c '\[user stack lost' /tmp/ex.txt)" = 0
 check "extract -B: the plugin said nothing on stderr" test ! -s /tmp/ex.err
 # trace-cmd 3.1.6's extract removes the instances it read; if not, here
-if [ -d $I ]; then
-	trace_clear $I
-	rmdir $I
+if [ -d "$I" ]; then
+	trace_clear "$I"
+	rmdir "$I"
 fi
 
 rm -rf $P /tmp/rb.dat /tmp/rb.txt /tmp/rb.err /tmp/ex.dat /tmp/ex.txt /tmp/ex.err

@@ -28,6 +28,22 @@ uninstrumented() {
 	done
 }
 
+# archive NAME ARCHIVE: every object of ARCHIVE calls ASan's checks
+archive() {
+	local bad
+
+	if [ ! -r "$2" ]; then
+		fail "$1: $(basename "$2") built" "${2#"$USTACK_TOP"/} not built"
+		return
+	fi
+	bad=$(uninstrumented "$2" | tr '\n' ' ')
+	if [ -z "$bad" ]; then
+		pass "$1: every object of $(basename "$2") under ASan"
+	else
+		fail "$1: every object of $(basename "$2") under ASan" "not instrumented: $bad"
+	fi
+}
+
 # sanitized NAME BIN: BIN exists and links the ASan and UBSan runtimes
 sanitized() {
 	if [ ! -x "$2" ]; then
@@ -42,14 +58,7 @@ for entry in "libtracefs-ext-utest-asan libtracefs-ext-asan/utest/libtracefs-ext
 		libtracefs-ext-asan/libtracefs-ext.a" \
 	     "sframe-utest-asan sframe-asan/utest/usf-utest sframe-asan/libusf.a"; do
 	read -r name bin lib <<<"$entry"
-	sanitized "$name" "$B/$bin" || continue
-	if [ ! -r "$B/$lib" ]; then
-		fail "$name: its library built" "${B#"$USTACK_TOP"/}/$lib not built"
-		continue
-	fi
-	bad=$(uninstrumented "$B/$lib")
-	check "$name: every object of $(basename "$lib") under ASan" test -z "$bad"
-	[ -z "$bad" ] || echo "  not instrumented: $(echo $bad)"
+	sanitized "$name" "$B/$bin" && archive "$name" "$B/$lib"
 done
 
 for t in stitch decode symbolize sframe entries; do
@@ -58,12 +67,6 @@ for t in stitch decode symbolize sframe entries; do
 done
 # the libraries the targets link, built by tests/fuzz/Makefile with the same flags
 for lib in lib/libtracefs-ext.a usf/libusf.a plugin/plugin_ustack.a; do
-	if [ ! -r "$B/fuzz/$lib" ]; then
-		fail "fuzz: $lib built" "${B#"$USTACK_TOP"/}/fuzz/$lib not built"
-		continue
-	fi
-	bad=$(uninstrumented "$B/fuzz/$lib")
-	check "fuzz: every object of $lib under ASan" test -z "$bad"
-	[ -z "$bad" ] || echo "  not instrumented: $(echo $bad)"
+	archive "fuzz" "$B/fuzz/$lib"
 done
 finish
