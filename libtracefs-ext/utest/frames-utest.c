@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -307,10 +308,12 @@ static void test_stack_format_no_frames(void)
 #define UT_REF_THREADS	4
 #define UT_REF_STACKS	10000	/* per thread */
 #define UT_REF_LATE	10000	/* decoded meanwhile by the main thread */
+#define UT_REF_GETS	64	/* references to the shared stack got, then put, per round */
 
 struct ut_ref_arg {
 	const struct ustack_stack	*shared;
 	struct ustack_stack		**mine;
+	const int			*go;
 };
 
 static void *ut_ref_worker(void *data)
@@ -318,10 +321,13 @@ static void *ut_ref_worker(void *data)
 	struct ut_ref_arg *arg = data;
 	unsigned int i, j;
 
+	/* all threads start together, so that their counts do race */
+	while (!__atomic_load_n(arg->go, __ATOMIC_ACQUIRE))
+		sched_yield();
 	for (i = 0; i < UT_REF_STACKS; i++) {
-		for (j = 0; j < 16; j++)
+		for (j = 0; j < UT_REF_GETS; j++)
 			ustack_stack_get(arg->shared);
-		for (j = 0; j < 16; j++)
+		for (j = 0; j < UT_REF_GETS; j++)
 			ustack_stack_put(arg->shared);
 		ustack_stack_put(arg->mine[i]);
 	}
@@ -344,6 +350,7 @@ static void test_refs_threads(void)
 	unsigned int i, j, started = 0;
 	unsigned char enc[32];
 	bool ok = true;
+	int go = 0;
 	size_t len;
 
 	if (!UT_CHECK(!ustack_files_set(&files, 1, NULL, 0, "/a.so", 5), "files_set"))
@@ -362,10 +369,12 @@ static void test_refs_threads(void)
 	for (i = 0; i < UT_REF_THREADS; i++) {
 		args[i].shared = shared;
 		args[i].mine = mine[i];
+		args[i].go = &go;
 		if (pthread_create(&threads[i], NULL, ut_ref_worker, &args[i]))
 			break;
 		started++;
 	}
+	__atomic_store_n(&go, 1, __ATOMIC_RELEASE);
 	for (i = 0; i < UT_REF_LATE; i++)
 		late[i] = ustack_stack_decode(&files, 3, 42, 2, 0, enc, len);
 	for (i = 0; i < started; i++)

@@ -17,6 +17,9 @@
  *    index answers with the code symbol there, or nothing;
  *  - segment: no symbol reaches into another segment than its own.
  * Anything else fails the test. A file that is not there is a skip.
+ *
+ * And libc_exit: the return address past the end of the real libc's exit(),
+ * which ends in a call, named as the caller frame it is.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -266,6 +269,101 @@ static void test_libc_debug(void)
 	ut_compare(path, "/usr/lib/debug", "debug file");
 }
 
+/* The file offset of link-time address @a of @ref's main file; false if in no segment. */
+static bool ut_file_offset(struct ut_ref *ref, GElf_Addr a, unsigned long long *off)
+{
+	GElf_Phdr seg;
+
+	if (!ut_segment(ref->elf, a, &seg))
+		return false;
+	*off = a - seg.p_vaddr + seg.p_offset;
+	return true;
+}
+
+/* The link-time address and size of the function @name of @ref; false if none. */
+static bool ut_ref_func(struct ut_ref *ref, const char *name, GElf_Addr *start, GElf_Xword *size)
+{
+	int i, n = dwfl_module_getsymtab(ref->mod);
+	GElf_Addr value;
+	const char *s;
+	GElf_Sym sym;
+
+	for (i = 1; i < n; i++) {
+		s = dwfl_module_getsym_info(ref->mod, i, &sym, &value, NULL, NULL, NULL);
+		if (s && !strcmp(s, name) && GELF_ST_TYPE(sym.st_info) == STT_FUNC) {
+			*start = value - ref->bias;
+			*size = sym.st_size;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Issue 19's case on the real C library: Debian 12's exit() ends with its
+ * call of the noreturn __run_exit_handlers(), so exit's frame in every stack
+ * through exit() has a return address one past exit's end. As a caller frame
+ * (USTACK_LOOKUP_RETURN) it is exit, at the offset recorded; looked up as it
+ * is, it is not exit. A libc whose exit() does not end in a call is a skip.
+ */
+static void test_libc_exit(void)
+{
+	unsigned long long end_off = 0, call_off = 0;
+	char path[PATH_MAX] = "";
+	struct ustack_symbolizer *sym;
+	struct ustack_symbol s;
+	unsigned char op = 0;
+	GElf_Xword size = 0;
+	GElf_Addr start = 0;
+	struct ut_ref ref;
+	int fd;
+
+	dl_iterate_phdr(ut_libc_cb, path);
+	if (!*path) {
+		utest_skip("no libc.so.* mapped");
+		return;
+	}
+	if (!UT_CHECK(!ut_ref_open(&ref, path, fx.empty_dir), "%s: libdwfl: %s", path,
+		      dwfl_errmsg(-1)))
+		goto out_ref;
+	if (!UT_CHECK(ut_ref_func(&ref, "exit", &start, &size) && size >= 5,
+		      "%s: no exit function", path))
+		goto out_ref;
+	if (!UT_CHECK(ut_file_offset(&ref, start + size - 5, &call_off) &&
+		      ut_file_offset(&ref, start + size, &end_off), "%s: exit outside the segments",
+		      path))
+		goto out_ref;
+	/* its last instruction: call rel32 (0xe8 and 4 bytes) */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || pread(fd, &op, 1, call_off) != 1)
+		op = 0;
+	if (fd >= 0)
+		close(fd);
+	if (op != 0xe8) {
+		utest_skip("%s: exit() does not end in a call (%#x)", path, op);
+		goto out_ref;
+	}
+	sym = utest_symbolizer(fx.empty_dir);
+	if (!sym)
+		goto out_ref;
+	memset(&s, 0xa5, sizeof(s));
+	if (UT_CHECK(!ustack_symbolizer_lookup(sym, path, NULL, 0, end_off, USTACK_LOOKUP_RETURN,
+					       &s), "lookup %#llx: %s", end_off, strerror(errno)) &&
+	    UT_CHECK(s.resolved, "%s: return address %#llx past exit unresolved", path, end_off)) {
+		UT_CHECK_STR(s.name, "exit");
+		UT_CHECK_ULL(s.sym_offset, size);
+		UT_CHECK_ULL(s.file_offset, end_off);
+	}
+	/* the same offset as an innermost frame: past exit, so not exit */
+	if (utest_lookup(sym, path, NULL, 0, end_off, &s))
+		UT_CHECK(!s.resolved || strcmp(s.name, "exit"),
+			 "%s: %#llx as it is: exit+%#llx, want anything else", path, end_off,
+			 s.sym_offset);
+	ustack_symbolizer_free(sym);
+out_ref:
+	ut_ref_close(&ref);
+}
+
 static void test_python3(void)
 {
 	char *path = realpath("/usr/bin/python3", NULL);
@@ -286,5 +384,6 @@ void utest_symtab_dwfl_register(void)
 		return;
 	CU_add_test(suite, "libc", test_libc);
 	CU_add_test(suite, "libc_debug", test_libc_debug);
+	CU_add_test(suite, "libc_exit", test_libc_exit);
 	CU_add_test(suite, "python3", test_python3);
 }

@@ -10,12 +10,16 @@
  *           callback asks to stop now and then, bit 3: a big-endian trace,
  *           every field written the other way round, bit 4: an index by
  *           timestamp, bit 5: with it, no callback, bit 6: a stitcher on a
- *           layout, fed records as bytes), limits (0: defaults)
+ *           layout, fed records as bytes, bit 7: a sampler fed by the
+ *           callback, ustack-sampler(3)), limits (0: defaults)
  *   record  op: bits 0-2 the kind, bits 3-4 the CPU, bit 5 a CPU byte
  *           follows (0xff: out of range), bit 6 a missed_events byte follows
  *           (0xff: -1, unknown), bit 7 a byte follows that cuts the record
  *           short by that many bytes; then the kind's fields:
- *     0 function event     pid
+ *     0 function event     pid; with a sampler, a kernel_stack entry
+ *                          instead (trace-cmd record -T): pid, its size
+ *                          field (a signed byte), a count, then a byte per
+ *                          caller (0: 0, 0xff: ~0, else a kernel address)
  *     1 getppid event      pid
  *     2 cookie             pid, cookie
  *     3 stack              pid, cookie, nr, flags, length, frame bytes
@@ -34,7 +38,11 @@
  * UNKNOWN, raw entries only when asked for); after the last flush nothing is
  * held, and the stitcher counted every event handed back. With an index,
  * every event is looked up right after it was added, and the last ones again
- * after the flush: none is pending then.
+ * after the flush: none is pending then. With a sampler: samples come in
+ * input order on each CPU, never a raw entry, a kernel stack no longer than its entry
+ * could hold, each folded (ustack_sample_fold()) as long as its length
+ * says; after its flush, which comes after the stitcher is freed (the held
+ * samples' stacks outlive it), the sampler counted every sample.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -49,6 +57,7 @@
 #define FZ_KEEP		8
 #define FZ_REC_MAX	1024
 #define FZ_LOOKUPS	64
+#define FZ_KSTACK_MAX	15	/* callers of a kernel_stack entry: more than its format's 8 */
 
 /* An event added to a stitcher with an index, to look up again. */
 struct fz_event {
@@ -69,6 +78,9 @@ struct fz_stitch {
 	bool			layout;		/* ustack_stitcher_add_data() */
 	struct fz_event		events[FZ_LOOKUPS];	/* the last ones added */
 	unsigned int		nr_events;
+	struct ustack_sampler	*sampler;	/* fed by the callback, or NULL */
+	unsigned long long	samples;	/* handed back by the sampler */
+	unsigned long long	sample_ts[256];	/* of the last one, per CPU */
 };
 
 /* What a lookup says is consistent; pending only when @pending may be. */
@@ -96,15 +108,51 @@ bool utest_check(bool ok, const char *file, unsigned int line, const char *fmt, 
 	return ok;
 }
 
+/* The sampler's callback: a sample as ustack-sampler(3) says, folded. */
+static int fz_sample(const struct ustack_sample *sample, void *context)
+{
+	struct fz_stitch *fz = context;
+	unsigned long long sum = 0;
+	char line[128], *big;
+	unsigned int i;
+	int len;
+
+	if (sample->cpu < 0 || sample->info->state == USTACK_STATE_RAW ||
+	    sample->nr_kernel > FZ_KSTACK_MAX || !sample->kernel != !sample->nr_kernel)
+		abort();
+	if (sample->cpu < 256) {
+		if (sample->ts <= fz->sample_ts[sample->cpu])
+			abort();
+		fz->sample_ts[sample->cpu] = sample->ts;
+	}
+	fz->samples++;
+	/* every address read: one past the entry shows under ASan */
+	for (i = 0; i < sample->nr_kernel; i++)
+		sum += sample->kernel[i];
+	(void)sum;
+	len = ustack_sample_fold(sample, NULL, fz->samples & 1 ? "t;x" : NULL, line, sizeof(line));
+	if (len < 0)
+		abort();
+	if ((size_t)len >= sizeof(line)) {
+		big = malloc(len + 1);
+		if (!big || ustack_sample_fold(sample, NULL, fz->samples & 1 ? "t;x" : NULL, big,
+					       len + 1) != len || strlen(big) != (size_t)len)
+			abort();
+		free(big);
+	} else if (strlen(line) != (size_t)len) {
+		abort();
+	}
+	return fz->stop && !(fz->samples % 5);
+}
+
 static int fz_callback(struct tep_event *event, struct tep_record *record, int cpu,
 		       const struct ustack_info *info, void *context)
 {
 	struct fz_stitch *fz = context;
 	char text[256];
 	unsigned int i;
+	int ret;
 
-	(void)event;
-	(void)cpu;
 	if (record->ts <= fz->last_ts)
 		abort();
 	fz->last_ts = record->ts;
@@ -131,6 +179,13 @@ static int fz_callback(struct tep_event *event, struct tep_record *record, int c
 			fz->kept[fz->nr_kept++] = ustack_stack_get(info->stack);
 	}
 	fz->calls++;
+	if (fz->sampler) {
+		ret = ustack_sampler_add(fz->sampler, event, record, cpu, info);
+		if (ret < 0)
+			abort();
+		if (ret)
+			return 1;
+	}
 	return fz->stop && !(fz->calls % 7);
 }
 
@@ -166,18 +221,19 @@ static void fz_swap(unsigned char *p, size_t n)
 	}
 }
 
-/* A record of kind k (0-4) as a big-endian trace has it. */
+/* A record of kind k (0-4; 5: kernel_stack) as a big-endian trace has it. */
 static void fz_big_endian(unsigned char *buf, size_t size, unsigned int k)
 {
 	static const struct {
 		unsigned char	offset;
 		unsigned char	size;
-	} fields[5][4] = {
+	} fields[6][4] = {
 		{ { 8, 8 }, { 16, 8 } },			/* function: ip, parent_ip */
 		{ { 8, 4 } },					/* getppid: __syscall_nr */
 		{ { 8, 8 } },					/* cookie */
 		{ { 8, 8 }, { 16, 8 }, { 24, 2 }, { 26, 2 } },	/* stack */
 		{ { 8, 4 }, { 12, 4 } },			/* file */
+		{ { 8, 4 } },					/* kernel_stack: size */
 	};
 	unsigned int i;
 
@@ -189,6 +245,24 @@ static void fz_big_endian(unsigned char *buf, size_t size, unsigned int k)
 		if (fields[k][i].offset + fields[k][i].size <= size)
 			fz_swap(buf + fields[k][i].offset, fields[k][i].size);
 	}
+	/* the callers */
+	for (i = 16; k == 5 && i + 8 <= size; i += 8)
+		fz_swap(buf + i, 8);
+}
+
+/* A kernel_stack entry of @pid: its size field, a count, a byte per caller. */
+static size_t fz_kstack_rec(struct fz_in *in, unsigned char *buf, int pid)
+{
+	unsigned long long callers[FZ_KSTACK_MAX];
+	int size = (int8_t)fz_u8(in);
+	unsigned int nr = fz_u8(in) % (FZ_KSTACK_MAX + 1), i;
+	uint8_t c;
+
+	for (i = 0; i < nr; i++) {
+		c = fz_u8(in);
+		callers[i] = c == 0xff ? ~0ULL : c ? 0xffffffff81000000ULL + 16 * c : 0;
+	}
+	return ut_rec_kernel_stack(buf, pid, size, callers, nr);
 }
 
 /* Flush until everything is handed back (the callback may ask to stop). */
@@ -198,6 +272,18 @@ static void fz_flush(struct ustack_stitcher *st)
 
 	do {
 		ret = ustack_stitcher_flush(st);
+	} while (ret == 1);
+	if (ret)
+		abort();
+}
+
+/* The same for a sampler. */
+static void fz_sampler_flush(struct ustack_sampler *sp)
+{
+	int ret;
+
+	do {
+		ret = ustack_sampler_flush(sp);
 	} while (ret == 1);
 	if (ret)
 		abort();
@@ -232,6 +318,12 @@ static void fz_records(struct fz_in *in, struct ustack_stitcher *st, bool big_en
 		size = 0;
 		switch (op & 7) {
 		case 0:
+			if (fz->sampler) {
+				pid = pids[fz_u8(in) & 3];
+				size = fz_kstack_rec(in, buf, pid);
+				break;
+			}
+			/* fall through */
 		case 1:
 			pid = pids[fz_u8(in) & 3];
 			size = ut_rec_event(buf, pid, fz_u8(in));
@@ -287,7 +379,7 @@ static void fz_records(struct fz_in *in, struct ustack_stitcher *st, bool big_en
 			continue;
 		}
 		if (big_endian && (op & 7) <= 4)
-			fz_big_endian(buf, size, op & 7);
+			fz_big_endian(buf, size, fz->sampler && !(op & 7) ? 5 : op & 7);
 		if (op & 0x80) {
 			b = fz_u8(in);
 			size = b > size ? 0 : size - b;
@@ -308,7 +400,7 @@ static void fz_records(struct fz_in *in, struct ustack_stitcher *st, bool big_en
 		     ustack_stitcher_add(st, &rec, cpu)) < 0) {
 			if (errno != EINVAL)
 				abort();
-		} else if (fz->index && (op & 7) <= 1 && cpu < 8192) {
+		} else if (fz->index && (op & 7) <= 1 && !(fz->sampler && !(op & 7)) && cpu < 8192) {
 			ev = &fz->events[fz->nr_events++ % FZ_LOOKUPS];
 			ev->cpu = cpu;
 			ev->pid = pid;
@@ -398,6 +490,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (limits && ustack_stitcher_set_limits(st, 1 + (limits & 3), 1 + ((limits >> 2) & 7),
 						 (limits >> 5) * 256))
 		abort();
+	/* a sampler only where the stitcher hands records to a callback */
+	if ((flags & 0x80) && !(fz.index && (flags & 0x20))) {
+		fz.sampler = ustack_sampler_alloc(fz_tep[!!(flags & 8)], 0, fz_sample, &fz);
+		if (!fz.sampler)
+			abort();
+	}
 
 	fz_records(&in, st, flags & 8, &fz);
 	fz_flush(st);
@@ -406,6 +504,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; i < fz.nr_events && i < FZ_LOOKUPS; i++)
 		fz_lookup(st, &fz.events[i], false);
 	ustack_stitcher_free(st);
+	if (fz.sampler) {
+		unsigned long long samples, kstacks, joined;
+
+		/* the held samples' stacks outlive the stitcher */
+		fz_sampler_flush(fz.sampler);
+		if (ustack_sampler_get_stat(fz.sampler, USTACK_SAMPLE_STAT_SAMPLES, &samples) ||
+		    ustack_sampler_get_stat(fz.sampler, USTACK_SAMPLE_STAT_KERNEL_STACKS,
+					    &kstacks) ||
+		    ustack_sampler_get_stat(fz.sampler, USTACK_SAMPLE_STAT_KERNEL_JOINED,
+					    &joined) ||
+		    samples != fz.samples || joined > kstacks || joined > samples)
+			abort();
+		ustack_sampler_free(fz.sampler);
+	}
 	/* kept stacks outlive their stitcher */
 	for (i = 0; i < fz.nr_kept; i++) {
 		char text[64];

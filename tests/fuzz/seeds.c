@@ -145,6 +145,17 @@ static void st_file(struct seed *s, int cpu, int id, const char *path)
 	put(s, path, len);
 }
 
+/* With a sampler (header bit 7): kind 0 is a kernel_stack entry */
+static void st_kstack(struct seed *s, int cpu, int pid, int size, const unsigned char *callers,
+		      unsigned int nr)
+{
+	put8(s, 0 | cpu << 3);
+	put8(s, pid);
+	put8(s, size);
+	put8(s, nr);
+	put(s, callers, nr);
+}
+
 static void two_waiting(struct seed *s, unsigned int flags, const struct ut_frame *frames)
 {
 	s->len = 0;
@@ -166,6 +177,8 @@ static void stitch_seeds(void)
 	static const struct ut_frame frames[] = {
 		{ 1, 0x1234 }, { 1, 0x1100 }, { 2, 0x5678 }, { 0, 0x7ffd0000 },
 	};
+	/* kernel_stack callers: kernel addresses, ~0, 0 */
+	static const unsigned char callers[] = { 1, 2, 3, 0xff, 0 };
 	unsigned char raw[64];
 	struct seed s;
 	size_t len;
@@ -220,6 +233,52 @@ static void stitch_seeds(void)
 	put8(&s, 6);			/* flush */
 	put8(&s, 7);			/* stats */
 	save("stitch", "missed-cut", &s);
+
+	/*
+	 * A sampler: events with their kernel_stack entries (trace-cmd record
+	 * -T), one of another task, one after missed events, one whose size
+	 * says more callers than it has, one cut short, then the stacks
+	 */
+	s.len = 0;
+	put8(&s, 0x80);
+	put8(&s, 0);
+	st_cookie(&s, 0, S_P, S_K1);
+	put8(&s, 1 | 0 << 3);		/* a getppid event of P */
+	put8(&s, S_P);
+	put8(&s, 1);
+	st_kstack(&s, 0, S_P, 3, callers, 3);
+	st_cookie(&s, 1, S_Q, S_K2);
+	put8(&s, 1 | 1 << 3);
+	put8(&s, S_Q);
+	put8(&s, 2);
+	st_kstack(&s, 1, S_P, 2, callers, 2);	/* not Q's */
+	put8(&s, 1 | 0 << 3);
+	put8(&s, S_P);
+	put8(&s, 3);
+	put8(&s, 0 | 0x40);		/* P's kernel stack after missed events */
+	put8(&s, 2);
+	put8(&s, S_P);
+	put8(&s, 5);
+	put8(&s, 5);
+	put(&s, callers, 5);
+	put8(&s, 1 | 0 << 3);
+	put8(&s, S_P);
+	put8(&s, 4);
+	st_kstack(&s, 0, S_P, 8, callers, 2);	/* size above its callers */
+	put8(&s, 1 | 1 << 3);
+	put8(&s, S_Q);
+	put8(&s, 5);
+	put8(&s, 0 | 1 << 3 | 0x80);	/* Q's, cut by 12 bytes */
+	put8(&s, S_Q);
+	put8(&s, 4);
+	put8(&s, 4);
+	put(&s, callers, 4);
+	put8(&s, 12);
+	st_file(&s, 0, 1, "/usr/lib/libc.so.6");
+	st_file(&s, 0, 2, "/usr/bin/prog");
+	st_stack(&s, 0, S_P, S_K1, 0, frames, 3);
+	st_stack(&s, 1, S_Q, S_K2, 0, frames, 4);
+	save("stitch", "sampler-kstack", &s);
 }
 
 /* ---- decode: nr, flags, files, then the frame data ---- */

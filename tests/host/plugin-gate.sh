@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # The plugin's workaround for libtracecmd before 1.5.1 (the file opened again,
 # pages dropped: ustack-reopen.c, ustack-drop.c) is built only for those
-# libraries. Checks that the plugin built here follows pkg-config, and that a
-# build with the gate forced to "fixed" (ZPAGE_WORKAROUND=0) compiles without
-# that code and passes the host plugin tests.
+# libraries. Checks that the plugin built here follows pkg-config, that builds
+# for libtracecmd 1.5.0 and 1.5.1 (as pkg-config says) fall on either side of
+# the gate, and that a build with the gate forced to "fixed"
+# (ZPAGE_WORKAROUND=0) compiles without that code and passes the host plugin
+# tests.
 . "$(dirname "$0")/../lib/result.sh"
 
 PLUGIN_DIR=${USTACK_PLUGIN_DIR:-$USTACK_TOP/build/trace-cmd-plugin}
@@ -32,6 +34,30 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+
+# The gate at its edge: the same build with pkg-config told of libtracecmd
+# 1.5.0 (still leaks: the workaround) and 1.5.1 (fixed: none of it), by a copy
+# of the installed libtracecmd.pc with only its version changed, found first.
+pc=$(pkg-config --variable pcfiledir libtracecmd)/libtracecmd.pc
+for edge in "1.5.0 built" "1.5.1 not built"; do
+	read -r v want <<< "$edge"
+	mkdir -p "$work/pc-$v"
+	sed "s/^Version:.*/Version: $v/" "$pc" > "$work/pc-$v/libtracecmd.pc"
+	if ! PKG_CONFIG_PATH=$work/pc-$v${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH} \
+		make -s -C "$USTACK_TOP/trace-cmd-plugin" O="$work/v$v" LIBEXT_O="$LIBEXT_O" \
+		> "$work/make-$v.log" 2>&1; then
+		fail "libtracecmd $v (pkg-config): builds" \
+			"$(tail -n 3 "$work/make-$v.log" | tr '\n' ' ')"
+		continue
+	fi
+	n=$(syms "$work/v$v/plugin_ustack.so")
+	if [ "$want" = built ]; then
+		check "libtracecmd $v (pkg-config): the workaround is built" test "$n" -gt 0
+	else
+		check "libtracecmd $v (pkg-config): the workaround is not built" test "$n" = 0
+	fi
+done
+
 if ! make -s -C "$USTACK_TOP/trace-cmd-plugin" O="$work/fixed" LIBEXT_O="$LIBEXT_O" \
 	ZPAGE_WORKAROUND=0 > "$work/make.log" 2>&1; then
 	fail "ZPAGE_WORKAROUND=0: builds" "$(tail -n 3 "$work/make.log" | tr '\n' ' ')"

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # tests/run.sh never runs a stale CUnit binary (one older than a file of its
 # source directory): it builds it again first, or says FAIL when that fails
-# or when USTACK_REBUILD=0. Checked on a copy of run.sh in a tree of its own,
+# or when USTACK_REBUILD=0. A missing CUnit binary or fuzz target is a FAIL
+# (tests/run.sh, tests/host/fuzz.sh), never a skip. Checked on a copy of run.sh in a tree of its own,
 # whose "libtracefs-ext" has a Makefile that writes a stand-in test binary.
 . "$(dirname "$0")/../lib/result.sh"
 
@@ -56,4 +57,26 @@ check "a stale binary built again: its result counts" result 1 0
 rm "$work/libtracefs-ext/Makefile"
 run 1
 check "an up to date binary is run as it is" result 1 0
+
+# a missing binary is a FAIL, never a skip, and fails the run
+rm "$BIN"
+run 1
+rc=$?
+check "a missing binary is a FAIL that says it is not built" \
+	grep -q 'FAIL: build/libtracefs-ext/utest/libtracefs-ext-utest: not built' \
+	"$work/build/tests/logs/cunit-libtracefs-ext-utest.log"
+check "a missing binary: counted as one failure, no skip" \
+	grep -qE '^cunit/libtracefs-ext-utest +0 passed, 1 failed, 0 skipped' "$work/out"
+check "a missing binary: the run exits 1" test "$rc" = 1
+
+# the same for the fuzz targets (tests/host/fuzz.sh): none built here
+mkdir -p "$work/tests/host"
+cp "$USTACK_TOP/tests/host/fuzz.sh" "$work/tests/host/"
+bash "$work/tests/host/fuzz.sh" >"$work/fuzz.out" 2>&1
+rc=$?
+for t in stitch decode symbolize sframe entries; do
+	check "fuzz.sh: a missing fuzz-$t is a FAIL" \
+		grep -q "^FAIL: fuzz $t: build/fuzz/fuzz-$t not built" "$work/fuzz.out"
+done
+check "fuzz.sh: missing targets fail it (exit 1)" test "$rc" = 1
 finish
