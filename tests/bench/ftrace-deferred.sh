@@ -12,12 +12,15 @@
 # files each (in the guest's tmpfs), every system call traced (raw_syscalls
 # sys_enter), its bytes and CPU time per tar run (in microseconds, not ns;
 # user + system time, which has none of the machine's idle time in it:
-# ustack-cputime).
+# ustack-cputime); and "tartab", the same with the unwind tables of tar
+# and its libraries loaded (ustack-sframe load, for that row's runs only):
+# the deferred stacks are then tar's exact ones (6-26 frames, against the
+# in-place walk's 1-2 frame-pointer guesses).
 # All rows come from this one boot, side by side.
 #
 #   ftrace-deferred.sh [--rounds N] [--label NAME]
 #
-# BENCH_ROWS (default "1 4 16 fn eq8 tar"): the rows before the walk rows
+# BENCH_ROWS (default "1 4 16 fn eq8 tar tartab"): the rows before the walk rows
 # (SFrame and tables against frame pointers), which always run.
 #
 # Every row is the median of N interleaved rounds with its spread (third
@@ -47,7 +50,7 @@ noisy=0
 events() {	# EPE: enable EPE events per getppid kernel entry
 	case $1 in
 	1|eq8)	tw $T/events/syscalls/sys_enter_getppid/enable 1 ;;
-	tar)	tw $T/events/raw_syscalls/sys_enter/enable 1 ;;
+	tar|tartab) tw $T/events/raw_syscalls/sys_enter/enable 1 ;;
 	4)	tw $T/events/syscalls/sys_enter_getppid/enable 1
 		tw $T/events/syscalls/sys_exit_getppid/enable 1
 		tw $T/events/kprobes/kp1/enable 1
@@ -70,13 +73,13 @@ run() {		# MODE EPE: prints "bytes_per_call ns_per_call frames"
 	deferred)	tw $T/options/user_stacktrace_deferred 1 ;;
 	esac
 	events "$epe"
-	if [ "$epe" = tar ]; then
+	if [ "$epe" = tar ] || [ "$epe" = tartab ]; then
 		gated "$USTACK_PROGS/ustack-cputime" tar cf /tmp/bench.tar -C /tmp/benchtree .
 	else
 		gated "$BENCH" "$CALLS" "$BENCH_ARG"
 	fi
 	# tar is ustack-cputime's child: its events through event-fork
-	[ "$epe" = tar ] && tw $T/options/event-fork 1
+	[ "${epe#tar}" != "$epe" ] && tw $T/options/event-fork 1
 	tw $T/set_event_pid "$GATED_PID"
 	if [ "$epe" = fn ]; then
 		tw $T/set_ftrace_pid "$GATED_PID"
@@ -92,13 +95,15 @@ run() {		# MODE EPE: prints "bytes_per_call ns_per_call frames"
 		grep -q '^overrun: 0$' "$f" || echo "WARNING: overrun on $f" >&2
 	done
 	ns=$(sed -n 's/^ns_per_call //p' /tmp/gated.out)
-	frames=$(grep -m1 -o 'user_unwind_stack: .*frames=[0-9]*' $T/trace | sed 's/.*frames=//')
+	# tar's stacks differ: the median of its entries' depths
+	frames=$(grep -o 'user_unwind_stack: .*frames=[0-9]*' $T/trace | sed 's/.*frames=//' |
+		 sort -n | awk '{ f[NR] = $1 } END { if (NR) print f[int((NR + 1) / 2)] }')
 	echo > $T/set_event_pid
 	echo 0 > $T/options/event-fork
 	echo > $T/set_ftrace_pid
 	echo 0 > $T/options/userstacktrace
 	trace_clear
-	if [ "$epe" = tar ]; then	# per run: tar's CPU time, no idle time
+	if [ "${epe#tar}" != "$epe" ]; then	# per run: tar's CPU time, no idle time
 		echo "$bytes $(sed -n 's/^cputime_us //p' /tmp/gated.out) ${frames:-0}"
 		return
 	fi
@@ -127,7 +132,26 @@ quartiles() {
 echo "ustack-bench: $CALLS getppid calls from a 16-function-deep stack (eq8: 8 frames),"
 echo "per call, median of $ROUNDS rounds (modes interleaved within a round), spread = q3 - q1:"
 printf '%-6s %-9s %10s %10s %8s %14s %14s\n' epe mode bytes ns spread "stack bytes" "stack ns"
-for epe in ${BENCH_ROWS-1 4 16 fn eq8 tar}; do
+TOOL=$USTACK_TOP/build/sframe/ustack-sframe
+# tartab_tables load|remove: the tables of tar, its libraries and ld.so
+tartab_tables() {
+	local tar libs
+
+	if [ "$1" = remove ]; then
+		tw $T/user_unwind_tables/remove all
+		return
+	fi
+	tar=$(command -v tar)
+	mapfile -t libs < <(ldd "$tar" | awk '$2 == "=>" { print $3 }')
+	"$TOOL" load "$tar" "${libs[@]}" /lib64/ld-linux-x86-64.so.2 > /dev/null
+}
+
+for epe in ${BENCH_ROWS-1 4 16 fn eq8 tar tartab}; do
+	if [ "$epe" = tartab ] && { [ ! -x "$TOOL" ] || [ ! -d $T/user_unwind_tables ]; }; then
+		echo "(tartab: no ustack-sframe or no user_unwind_tables: not run)"
+		continue
+	fi
+	[ "$epe" = tartab ] && tartab_tables load
 	modes="none inplace deferred"
 	[ "$epe" = fn ] && modes="none deferred"	# no in-place user stacks there
 	BENCH_ARG=0
@@ -145,15 +169,16 @@ for epe in ${BENCH_ROWS-1 4 16 fn eq8 tar}; do
 		[ $mode = none ] && b0=$b t0=$t sp0=$((hi - lo))
 		printf '%-6s %-9s %10s %10s %8s %14s %14s\n' $epe $mode $b $t $((hi - lo)) $((b - b0)) $((t - t0))
 		echo "$LABEL,$epe,$f,$mode,$b,$t,$lo,$hi,$((b - b0)),$((t - t0))" >> "$CSV"
-		eval "B_${mode}_$epe=$((b - b0)) T_${mode}_$epe=$((t - t0))"
+		eval "B_${mode}_$epe=$((b - b0)) T_${mode}_$epe=$((t - t0)) F_${mode}_$epe=$f"
 		if [ $mode != none ] && [ $((hi - lo + sp0)) -gt $((t - t0)) ]; then
 			echo "  NOISE: $epe/$mode: spread $((hi - lo)) + $sp0 (none) > effect $((t - t0)) ns" >&2
 			noisy=1
 		fi
 	done
+	[ "$epe" = tartab ] && tartab_tables remove
 done
 BENCH_ARG=0
-echo "(tar: bytes and CPU time per tar run, the time in microseconds)"
+echo "(tar, tartab: bytes and CPU time per tar run, the time in microseconds)"
 echo
 echo "user stack cost, in-place / deferred (goal: >= 10x bytes, >= 5x time at 16 events):"
 for epe in 1 4 16; do
@@ -166,6 +191,16 @@ echo "  function tracer: deferred user stacks cost $B_deferred_fn bytes and $T_d
 awk -v ti=$T_inplace_eq8 -v td=$T_deferred_eq8 'BEGIN {
 	printf "  equal depth (8 frames, 1 event/entry): deferred/in-place time %.2fx (goal: <= 1.1x)\n",
 		(ti > 0 ? td / ti : 0) }'
+# tar's rows: deferred against in-place, without and with tables; the
+# frames are the median depth of the stack entries (in-place: at most 8)
+for epe in tar tartab; do
+	eval "bi=\${B_inplace_$epe:-} bd=\${B_deferred_$epe:-} ti=\${T_inplace_$epe:-}"
+	eval "td=\${T_deferred_$epe:-} fd=\${F_deferred_$epe:-0}"
+	[ -n "$bi" ] || continue
+	awk -v e=$epe -v bi=$bi -v bd=$bd -v ti=$ti -v td=$td -v fd=$fd 'BEGIN {
+		printf "  %-6s: deferred/in-place: bytes %.2f, CPU time %.2f (deferred stacks: %d frames, median)\n",
+			e, (bi > 0 ? bd / bi : 0), (ti > 0 ? td / ti : 0), fd }'
+done
 
 # SFrame against frame pointers: the same program built without frame
 # pointers and with .sframe, 1 event per entry, the walk's cost per frame;
@@ -175,7 +210,6 @@ awk -v ti=$T_inplace_eq8 -v td=$T_deferred_eq8 'BEGIN {
 # frame-pointer walk).
 SF_BENCH=$USTACK_PROGS/sframe/ustack-bench
 EH_BENCH=$USTACK_PROGS/eh/ustack-bench
-TOOL=$USTACK_TOP/build/sframe/ustack-sframe
 if [ -x "$SF_BENCH" ] && [ -x "$EH_BENCH" ] && [ -d $T/user_unwind_tables ]; then
 	FP_BENCH=$BENCH
 	bs_fp= ts_fp= bs_sf= ts_sf= bs_tab= ts_tab=
