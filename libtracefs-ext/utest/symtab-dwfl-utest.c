@@ -103,17 +103,33 @@ static bool ut_segment(Elf *elf, GElf_Addr a, GElf_Phdr *seg)
 	return false;
 }
 
+/*
+ * The next symbol of @ref named @name, from index *@i on (start at 1): its
+ * entry and value; *@i moves past it. False when there is none left.
+ */
+static bool ut_ref_next(struct ut_ref *ref, const char *name, int *i, GElf_Sym *sym,
+			GElf_Addr *value)
+{
+	int n = dwfl_module_getsymtab(ref->mod);
+	const char *s;
+
+	while (*i < n) {
+		s = dwfl_module_getsym_info(ref->mod, (*i)++, sym, value, NULL, NULL, NULL);
+		if (s && !strcmp(s, name))
+			return true;
+	}
+	return false;
+}
+
 /* Is @a inside the sized symbol of @ref named @name, starting at @start? */
 static bool ut_ref_contains(struct ut_ref *ref, const char *name, GElf_Addr start, GElf_Addr a)
 {
-	int i, n = dwfl_module_getsymtab(ref->mod);
 	GElf_Addr value;
-	const char *s;
 	GElf_Sym sym;
+	int i = 1;
 
-	for (i = 1; i < n; i++) {
-		s = dwfl_module_getsym_info(ref->mod, i, &sym, &value, NULL, NULL, NULL);
-		if (s && value == start && sym.st_size && !strcmp(s, name))
+	while (ut_ref_next(ref, name, &i, &sym, &value)) {
+		if (value == start && sym.st_size)
 			return a - start < sym.st_size;
 	}
 	return false;
@@ -283,14 +299,12 @@ static bool ut_file_offset(struct ut_ref *ref, GElf_Addr a, unsigned long long *
 /* The link-time address and size of the function @name of @ref; false if none. */
 static bool ut_ref_func(struct ut_ref *ref, const char *name, GElf_Addr *start, GElf_Xword *size)
 {
-	int i, n = dwfl_module_getsymtab(ref->mod);
 	GElf_Addr value;
-	const char *s;
 	GElf_Sym sym;
+	int i = 1;
 
-	for (i = 1; i < n; i++) {
-		s = dwfl_module_getsym_info(ref->mod, i, &sym, &value, NULL, NULL, NULL);
-		if (s && !strcmp(s, name) && GELF_ST_TYPE(sym.st_info) == STT_FUNC) {
+	while (ut_ref_next(ref, name, &i, &sym, &value)) {
+		if (GELF_ST_TYPE(sym.st_info) == STT_FUNC) {
 			*start = value - ref->bias;
 			*size = sym.st_size;
 			return true;
