@@ -31,7 +31,7 @@ trap 'rm -f "$block"' EXIT
 	done
 	if [ -s "$dir/times.txt" ]; then
 		echo
-		printf 'Seconds per part: %s.\n' "$(awk '{printf "%s%s %s", NR > 1 ? ", " : "", $1, $2}' "$dir/times.txt")"
+		printf 'Seconds per part: %s.\n' "$(awk '{printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $2}' "$dir/times.txt")"
 	fi
 	for png in "$dir"/*.png; do
 		[ -r "$png" ] && echo && echo "Plot: \`build/bench/$(basename "$png")\`"
