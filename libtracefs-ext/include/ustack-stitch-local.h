@@ -107,6 +107,7 @@ struct ustack_stack *ustack_stack_decode(struct ustack_files *files, unsigned lo
 struct ustack_stack_ref *ustack_stack_alloc(struct ustack_files *files) __hidden;
 void ustack_stack_free(struct ustack_stack_ref *ref) __hidden;
 void ustack_stacks_release(struct ustack_files *files) __hidden;
+unsigned int ustack_stack_block_refs(const struct ustack_stack *stack) __hidden;
 
 /* ---- ustack-frameset.c: decoded frames shared by stacks alike ---- */
 

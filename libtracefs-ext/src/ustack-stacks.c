@@ -96,6 +96,22 @@ void ustack_stack_free(struct ustack_stack_ref *ref)
 }
 
 /**
+ * ustack_stack_block_refs - the count of a stack's block now (for the tests)
+ * @stack: a decoded stack
+ *
+ * Return: the stacks of its block not yet freed, plus one while the table
+ * still hands stacks out of it; 0 for a stack allocated on its own.
+ */
+unsigned int ustack_stack_block_refs(const struct ustack_stack *stack)
+{
+	struct ustack_stack_ref *ref = container_of(stack, struct ustack_stack_ref, stack);
+
+	if (!ref->slot)
+		return 0;
+	return __atomic_load_n(&ustack_stack_block_of(ref)->live, __ATOMIC_RELAXED);
+}
+
+/**
  * ustack_stacks_release - the table hands no more stacks out of its block
  * @files: the file table; its block is freed once its stacks are
  */

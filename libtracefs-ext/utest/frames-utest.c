@@ -408,6 +408,176 @@ out:
 	ustack_files_clear(&files);
 }
 
+/* Late stacks of a sharing table, put by two threads as soon as they are decoded. */
+#define UT_LATE_THREADS	2
+#define UT_ANCHORS	256	/* blocks of stacks (of 16 to 1024 stacks) */
+
+struct ut_late_arg {
+	struct ustack_stack	**late;
+	unsigned int		first;		/* its stacks: first, + UT_LATE_THREADS, ... */
+	const unsigned int	*published;
+};
+
+static void *ut_late_worker(void *data)
+{
+	struct ut_late_arg *arg = data;
+	unsigned int i = arg->first;
+
+	while (i < UT_REF_LATE) {
+		if (i < __atomic_load_n(arg->published, __ATOMIC_ACQUIRE)) {
+			ustack_stack_put(arg->late[i]);
+			i += UT_LATE_THREADS;
+		} else {
+			sched_yield();
+		}
+	}
+	return NULL;
+}
+
+/* The first stack of each block of a sharing table, kept to read the block's count. */
+struct ut_anchors {
+	const struct ustack_stack	*stack[UT_ANCHORS];
+	unsigned int			nr;
+	bool				overflow;
+};
+
+/*
+ * A stack of a sharing table for another thread to put. Decoded alone, the
+ * first stack of a block counts 2 (the table and itself), any later one 3 or
+ * more (its anchor too): a first one is kept as the anchor of its block.
+ */
+static struct ustack_stack *ut_decode_anchored(struct ustack_files *files,
+					       const unsigned char *enc, size_t len,
+					       struct ut_anchors *anchors)
+{
+	struct ustack_stack *s;
+
+	for (;;) {
+		s = ustack_stack_decode(files, 2, 42, 2, 0, enc, len);
+		if (!s || ustack_stack_block_refs(s) != 2)
+			return s;
+		if (anchors->nr == UT_ANCHORS) {
+			anchors->overflow = true;
+			return s;
+		}
+		anchors->stack[anchors->nr++] = s;
+	}
+}
+
+/*
+ * The same with a stitcher's table, which shares one frameset among the
+ * stacks of entries alike and hands stacks out of blocks (ustack-frameset.c,
+ * ustack-stacks.c). The threads' stacks are decoded in turns, so that they
+ * put stacks of one block at once; two more threads put stacks of the block
+ * the main thread is filling meanwhile. In the end the frameset counts its
+ * holders, and each block its first stack, the one left (plain counts lose
+ * updates here: the frameset or a block is leaked, or freed in use).
+ */
+static void test_refs_threads_shared(void)
+{
+	static const struct ut_frame frames[] = { { 1, 0x20 }, { 1, 0x10 } };
+	static struct ustack_stack *mine[UT_REF_THREADS][UT_REF_STACKS], *late[UT_REF_LATE];
+	struct ut_late_arg late_args[UT_LATE_THREADS];
+	pthread_t threads[UT_REF_THREADS + UT_LATE_THREADS];
+	struct ustack_files files = { .share = true };
+	struct ut_ref_arg args[UT_REF_THREADS];
+	static struct ut_anchors anchors;
+	unsigned int i, j, started = 0, late_started = 0;
+	unsigned int published = 0;
+	struct ustack_frameset *set;
+	struct ustack_stack *shared;
+	unsigned char enc[32];
+	unsigned int refs;
+	bool ok;
+	int go = 0;
+	size_t len;
+
+	memset(&anchors, 0, sizeof(anchors));
+	memset(mine, 0, sizeof(mine));
+	if (!UT_CHECK(!ustack_files_set(&files, 1, NULL, 0, "/a.so", 5), "files_set"))
+		return;
+	len = ut_encode(enc, frames, UT_ARRAY_SIZE(frames));
+	/* the first stack of the first block: its anchor */
+	shared = ustack_stack_decode(&files, 1, 42, 2, 0, enc, len);
+	ok = shared;
+	for (j = 0; ok && j < UT_REF_STACKS; j++) {
+		for (i = 0; ok && i < UT_REF_THREADS; i++) {
+			mine[i][j] = ut_decode_anchored(&files, enc, len, &anchors);
+			ok = mine[i][j] && mine[i][j]->frames == shared->frames;
+		}
+	}
+	if (!UT_CHECK(ok, "decode, frames shared: %s", strerror(errno)))
+		goto out;
+	set = container_of((struct ustack_frame *)shared->frames, struct ustack_frameset,
+			   frames[0]);
+	for (i = 0; i < UT_REF_THREADS; i++) {
+		args[i].shared = shared;
+		args[i].mine = mine[i];
+		args[i].go = &go;
+		if (pthread_create(&threads[i], NULL, ut_ref_worker, &args[i]))
+			break;
+		started++;
+	}
+	for (i = 0; started == UT_REF_THREADS && i < UT_LATE_THREADS; i++) {
+		late_args[i] = (struct ut_late_arg){ late, i, &published };
+		if (pthread_create(&threads[UT_REF_THREADS + i], NULL, ut_late_worker,
+				   &late_args[i]))
+			break;
+		late_started++;
+	}
+	__atomic_store_n(&go, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < UT_REF_LATE; i++) {
+		late[i] = ut_decode_anchored(&files, enc, len, &anchors);
+		ok = ok && late[i];
+		__atomic_store_n(&published, i + 1, __ATOMIC_RELEASE);
+	}
+	for (i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+	for (i = 0; i < late_started; i++)
+		pthread_join(threads[UT_REF_THREADS + i], NULL);
+	/* what the threads that did not start did not put */
+	for (i = started; i < UT_REF_THREADS; i++)
+		for (j = 0; j < UT_REF_STACKS; j++)
+			ustack_stack_put(mine[i][j]);
+	for (i = 0; i < UT_REF_LATE; i++) {
+		if (i % UT_LATE_THREADS >= late_started)
+			ustack_stack_put(late[i]);
+	}
+	/* the table fills no block any more: each counts its anchor alone */
+	ustack_stacks_release(&files);
+	if (UT_CHECK(started == UT_REF_THREADS && late_started == UT_LATE_THREADS,
+		     "%u and %u threads started", started, late_started) &&
+	    UT_CHECK(ok && !anchors.overflow, "late decode, %u anchors", anchors.nr)) {
+		UT_CHECK(ustack_stack_refs(shared) == 1, "shared stack: %u references, want 1",
+			 ustack_stack_refs(shared));
+		/* the table's slot, the shared stack and the anchors */
+		refs = __atomic_load_n(&set->refs, __ATOMIC_RELAXED);
+		UT_CHECK(refs == 2 + anchors.nr, "frameset: %u references, want %u", refs,
+			 2 + anchors.nr);
+		UT_CHECK(ustack_stack_block_refs(shared) == 1, "first block: %u live, want 1",
+			 ustack_stack_block_refs(shared));
+		for (i = 0; i < anchors.nr; i++) {
+			refs = ustack_stack_block_refs(anchors.stack[i]);
+			if (!UT_CHECK(refs == 1, "block %u of %u: %u live, want 1", i + 1,
+				      anchors.nr, refs))
+				break;
+		}
+		/* the table's reference, and one per frame of the one frameset */
+		UT_CHECK(files.by_id[0]->refs == 1 + 2, "file: %u references, want 3",
+			 files.by_id[0]->refs);
+	}
+	goto put;
+out:
+	for (i = 0; i < UT_REF_THREADS; i++)
+		for (j = 0; j < UT_REF_STACKS; j++)
+			ustack_stack_put(mine[i][j]);
+put:
+	for (i = 0; i < anchors.nr; i++)
+		ustack_stack_put(anchors.stack[i]);
+	ustack_stack_put(shared);
+	ustack_files_clear(&files);
+}
+
 void utest_frames_register(void)
 {
 	CU_pSuite suite = CU_add_suite("frames", NULL, NULL);
@@ -417,6 +587,7 @@ void utest_frames_register(void)
 		CU_add_test(suite, "decode", test_decode);
 		CU_add_test(suite, "decode_damage", test_decode_damage);
 		CU_add_test(suite, "refs_threads", test_refs_threads);
+		CU_add_test(suite, "refs_threads_shared", test_refs_threads_shared);
 		CU_add_test(suite, "stack_format_no_frames", test_stack_format_no_frames);
 	}
 	suite = CU_add_suite("stack-format", utest_fixture_setup, utest_fixture_cleanup);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <libelf.h>
 #include <gelf.h>
 
@@ -263,6 +264,38 @@ static void test_vdso(void)
 	ustack_symbolizer_free(sym);
 }
 
+/*
+ * "[vdso]" of a trace from another machine: the image its kernel build
+ * installed, SYSROOT/lib/modules/RELEASE/vdso/vdso64.so, found by the
+ * trace's build-id (the fixture stands in for it). Without a build-id, a
+ * sysroot says the trace is not of this machine: nothing, not this vDSO.
+ */
+static void test_vdso_sysroot(void)
+{
+	char root[PATH_MAX], dir[PATH_MAX], image[PATH_MAX];
+	struct ustack_symbolizer *sym;
+	struct utsname uts;
+
+	if (!UT_CHECK(!uname(&uts), "uname: %s", strerror(errno)) ||
+	    !UT_CHECK(utest_dir("vdso-root", root, sizeof(root)) &&
+		      utest_pathf(dir, sizeof(dir), "%s/lib/modules/%s/vdso", root, uts.release) &&
+		      utest_make_dirs(dir) &&
+		      utest_pathf(image, sizeof(image), "%s/vdso64.so", dir) &&
+		      utest_write_blob(image, &utest_blob_so), "write"))
+		return;
+	sym = utest_symbolizer(fx.empty_dir);
+	if (!sym)
+		return;
+	/* not under the sysroot: no image of that build-id */
+	CHECK_UNRESOLVED(sym, "[vdso]", fx.build_id, fx.build_id_size, fx.funcs[F_ALPHA].offset);
+	if (UT_CHECK(!ustack_symbolizer_set_sysroot(sym, root), "set_sysroot")) {
+		CHECK_RESOLVED(sym, "[vdso]", fx.build_id, fx.build_id_size, &fx.funcs[F_ALPHA], 2,
+			       image);
+		CHECK_UNRESOLVED(sym, "[vdso]", NULL, 0, fx.funcs[F_ALPHA].offset);
+	}
+	ustack_symbolizer_free(sym);
+}
+
 /* A relocatable object with the fixture's segments: no module, nothing resolved. */
 static void test_not_loadable(void)
 {
@@ -298,5 +331,6 @@ void utest_names_register(void)
 	CU_add_test(suite, "sysroot", test_sysroot);
 	CU_add_test(suite, "jit", test_jit);
 	CU_add_test(suite, "vdso", test_vdso);
+	CU_add_test(suite, "vdso_sysroot", test_vdso_sysroot);
 	CU_add_test(suite, "not_loadable", test_not_loadable);
 }

@@ -6,6 +6,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -411,6 +412,41 @@ static void test_exports(void)
 	utest_check_exports(api, UT_ARRAY_SIZE(api), hidden, UT_ARRAY_SIZE(hidden));
 }
 
+/* struct ustack_symbol as LIBTRACEFS_EXT_1.0 froze it: the caller allocates it. */
+struct ut_symbol_1_0 {
+	const char		*path;
+	const char		*file;
+	const char		*name;
+	unsigned long long	file_offset;
+	unsigned long long	addr;
+	unsigned long long	sym_offset;
+	bool			resolved;
+};
+
+#define UT_CHECK_FIELD(f) \
+	UT_CHECK(offsetof(struct ustack_symbol, f) == offsetof(struct ut_symbol_1_0, f), \
+		 "ustack_symbol.%s at %zu, 1.0 has it at %zu", #f, \
+		 offsetof(struct ustack_symbol, f), offsetof(struct ut_symbol_1_0, f))
+
+/*
+ * The layout of struct ustack_symbol stays the 1.0 one: a field added or
+ * moved would corrupt the memory of programs built against 1.0, unless it
+ * comes with new versions of the functions that take it (ustack.h).
+ */
+static void test_symbol_layout(void)
+{
+	UT_CHECK(sizeof(struct ustack_symbol) == sizeof(struct ut_symbol_1_0),
+		 "struct ustack_symbol is %zu bytes, 1.0 has %zu",
+		 sizeof(struct ustack_symbol), sizeof(struct ut_symbol_1_0));
+	UT_CHECK_FIELD(path);
+	UT_CHECK_FIELD(file);
+	UT_CHECK_FIELD(name);
+	UT_CHECK_FIELD(file_offset);
+	UT_CHECK_FIELD(addr);
+	UT_CHECK_FIELD(sym_offset);
+	UT_CHECK_FIELD(resolved);
+}
+
 void utest_symbolize_register(void)
 {
 	CU_pSuite suite = CU_add_suite(SUITE, utest_fixture_setup, utest_fixture_cleanup);
@@ -434,4 +470,5 @@ void utest_symbolize_register(void)
 	CU_add_test(suite, "format", test_format);
 	CU_add_test(suite, "example", test_example);
 	CU_add_test(suite, "exports", test_exports);
+	CU_add_test(suite, "symbol_layout", test_symbol_layout);
 }
