@@ -317,7 +317,7 @@ struct ustack_held {
  */
 struct ustack_stitch_stats {
 	unsigned long long	events;
-	unsigned long long	states[USTACK_STATE_RAW + 1];
+	unsigned long long	states[USTACK_STATE_PENDING + 1];
 	unsigned long long	lost[USTACK_LOST_NR];
 	unsigned long long	stacks;
 	unsigned long long	stacks_unmatched;

@@ -270,8 +270,9 @@ int ustack_stitcher_set_limits(struct ustack_stitcher *st, size_t max_tasks, siz
  * ustack_stitcher_get_stat - read one counter of a stitcher
  * @st: the stitcher
  * @what: which counter (enum ustack_stat)
- * @index: for USTACK_STAT_STATE an enum ustack_state, for USTACK_STAT_LOST an
- *	enum ustack_lost; else 0
+ * @index: for USTACK_STAT_STATE an enum ustack_state (USTACK_STATE_PENDING
+ *	counts 0: events are handed back only once their state is known), for
+ *	USTACK_STAT_LOST an enum ustack_lost; else 0
  * @value: the counter's value
  *
  * The counters are read one at a time, not copied into a struct of the
@@ -288,7 +289,7 @@ int ustack_stitcher_get_stat(struct ustack_stitcher *st, enum ustack_stat what, 
 	unsigned int limit = 1;
 
 	if (st && what == USTACK_STAT_STATE)
-		limit = USTACK_STATE_RAW + 1;
+		limit = USTACK_STATE_PENDING + 1;
 	else if (st && what == USTACK_STAT_LOST)
 		limit = USTACK_LOST_NR;
 	if (!st || !value || index >= limit) {

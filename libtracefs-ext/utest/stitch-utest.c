@@ -80,6 +80,13 @@ static void test_alloc_args(void)
 		UT_CHECK(ustack_stitcher_get_stat(st, USTACK_STAT_LOST, USTACK_LOST_NR, &v) == -1 &&
 			 errno == EINVAL, "a lost reason past the last");
 		errno = 0;
+		v = 1;
+		UT_CHECK(!ustack_stitcher_get_stat(st, USTACK_STAT_STATE, USTACK_STATE_PENDING,
+						   &v) && !v, "every state has a count: pending 0");
+		errno = 0;
+		UT_CHECK(ustack_stitcher_get_stat(st, USTACK_STAT_STATE, USTACK_STATE_PENDING + 1,
+						  &v) == -1 && errno == EINVAL, "a state past the last");
+		errno = 0;
 		UT_CHECK(ustack_stitcher_get_stat(st, USTACK_STAT_EVENTS, 1, &v) == -1 &&
 			 errno == EINVAL, "an index for a plain counter");
 		errno = 0;

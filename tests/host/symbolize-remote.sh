@@ -7,7 +7,8 @@
 # stripped copy gets its static function's name from the server's debuginfo,
 # a missing copy from the server's executable. With the trace-cmd plugin, on
 # the committed trace (tests/fixtures/plugin/): its files come from the
-# server, then from under ustack_sysroot. No root, no tracefs.
+# server, then from under ustack_sysroot. The unit tests, with the server in
+# DEBUGINFOD_URLS, ask it nothing. No root, no tracefs.
 . "$(dirname "$0")/../lib/result.sh"
 . "$(dirname "$0")/../lib/plugin.sh"
 
@@ -105,6 +106,13 @@ out=$(sym DEBUGINFOD_URLS="$URL" "$SYMBOLIZE" -d "$work/empty" -b "$id2" "$work/
 	$((GAMMA + 2)))
 check "a build-id the server does not have: unresolved ($out)" \
 	test "$out" = "[unknown] ($work/gone/lib.so+$(printf '0x%x' $((GAMMA + 2))))"
+
+# -- the unit tests look up build-ids nobody has: never from a server of the caller's
+before=$(wc -l < "$work/requests")
+sym DEBUGINFOD_URLS="$URL" "$UT/libtracefs-ext-utest" > "$work/utest.out"
+after=$(wc -l < "$work/requests")
+check "the unit tests ask no server of DEBUGINFOD_URLS ($((after - before)) requests)" \
+	test "$after" = "$before"
 
 # -- the plugin: the trace's files are not here; the server has them
 plugin_require "plugin with debuginfod" trace-cmd
