@@ -334,6 +334,21 @@ static void *ut_ref_worker(void *data)
 	return NULL;
 }
 
+/* Start a ut_ref_worker() per thread, waiting on @go; the number started. */
+static unsigned int ut_ref_start(pthread_t *threads, struct ut_ref_arg *args,
+				 const struct ustack_stack *shared,
+				 struct ustack_stack *(*mine)[UT_REF_STACKS], const int *go)
+{
+	unsigned int i;
+
+	for (i = 0; i < UT_REF_THREADS; i++) {
+		args[i] = (struct ut_ref_arg){ shared, mine[i], go };
+		if (pthread_create(&threads[i], NULL, ut_ref_worker, &args[i]))
+			break;
+	}
+	return i;
+}
+
 /*
  * Kept stacks handed to worker threads: the counts of the stack and of the
  * file its frames are in end right while the main thread decodes more
@@ -347,7 +362,7 @@ static void test_refs_threads(void)
 	pthread_t threads[UT_REF_THREADS];
 	struct ustack_files files = { 0 };
 	struct ustack_stack *shared;
-	unsigned int i, j, started = 0;
+	unsigned int i, j, started;
 	unsigned char enc[32];
 	bool ok = true;
 	int go = 0;
@@ -366,14 +381,7 @@ static void test_refs_threads(void)
 	}
 	if (!UT_CHECK(ok, "decode: %s", strerror(errno)))
 		goto out;
-	for (i = 0; i < UT_REF_THREADS; i++) {
-		args[i].shared = shared;
-		args[i].mine = mine[i];
-		args[i].go = &go;
-		if (pthread_create(&threads[i], NULL, ut_ref_worker, &args[i]))
-			break;
-		started++;
-	}
+	started = ut_ref_start(threads, args, shared, mine, &go);
 	__atomic_store_n(&go, 1, __ATOMIC_RELEASE);
 	for (i = 0; i < UT_REF_LATE; i++)
 		late[i] = ustack_stack_decode(&files, 3, 42, 2, 0, enc, len);
@@ -482,7 +490,7 @@ static void test_refs_threads_shared(void)
 	struct ustack_files files = { .share = true };
 	struct ut_ref_arg args[UT_REF_THREADS];
 	static struct ut_anchors anchors;
-	unsigned int i, j, started = 0, late_started = 0;
+	unsigned int i, j, started, late_started = 0;
 	unsigned int published = 0;
 	struct ustack_frameset *set;
 	struct ustack_stack *shared;
@@ -510,14 +518,7 @@ static void test_refs_threads_shared(void)
 		goto out;
 	set = container_of((struct ustack_frame *)shared->frames, struct ustack_frameset,
 			   frames[0]);
-	for (i = 0; i < UT_REF_THREADS; i++) {
-		args[i].shared = shared;
-		args[i].mine = mine[i];
-		args[i].go = &go;
-		if (pthread_create(&threads[i], NULL, ut_ref_worker, &args[i]))
-			break;
-		started++;
-	}
+	started = ut_ref_start(threads, args, shared, mine, &go);
 	for (i = 0; started == UT_REF_THREADS && i < UT_LATE_THREADS; i++) {
 		late_args[i] = (struct ut_late_arg){ late, i, &published };
 		if (pthread_create(&threads[UT_REF_THREADS + i], NULL, ut_late_worker,
