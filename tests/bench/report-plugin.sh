@@ -18,9 +18,14 @@
 # The plugin must do nothing there (goal: at most 1.02x).
 #
 # The traces: ustack-sample's getppid calls under stock "trace-cmd record -O
-# user_stacktrace_deferred -e raw_syscalls", 4 records per call (cookie,
-# sys_enter, sys_exit, stack; 7 frames each), REPORT_BENCH_CALLS calls for the
-# short trace (default 250000: 1 M records) and twice that for the long one.
+# user_stacktrace_deferred -e raw_syscalls", about 3 records per call
+# (sys_enter, sys_exit, the stack of 7 frames; a cookie entry only where the
+# CPU's entries do not say it already), REPORT_BENCH_CALLS calls for the
+# short trace (default 250000) and twice that for the long one.
+#
+# Each goal gets a line "goal: WHAT (at most R): met|MISSED, RATIO": the CPU
+# time on the trace without stacks at most 1.02x, report's time at most 1.3x,
+# and the memory the plugin adds the same at both lengths.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 CALLS=${REPORT_BENCH_CALLS:-250000}
@@ -46,9 +51,18 @@ PLUGIN_DIR=${USTACK_PLUGIN_DIR:-$top/build/trace-cmd-plugin}
 [ -r "$PLUGIN_DIR/plugin_ustack.so" ] || { echo "no $PLUGIN_DIR/plugin_ustack.so" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "no /usr/bin/time (apt-get install time)" >&2; exit 1; }
 
+# goal TEXT A B MAX: one line saying whether A / B is at most MAX
+goal() {
+	awk -v t="$1" -v a="$2" -v b="$3" -v max="$4" 'BEGIN {
+		r = (b > 0) ? a / b : 0
+		ok = (b > 0 && r <= max) ? "met" : "MISSED"
+		printf "goal: %s (at most %.2fx): %s, %.3fx\n", t, max, ok, r
+	}'
+}
+
 # nostacks: the row of a trace without deferred stacks, on the host
 nostacks() {
-	local runs=${REPORT_BENCH_NOSTACK_RUNS:-11} dir recs i k w1 w2 w3 p1 p2 p3
+	local runs=${REPORT_BENCH_NOSTACK_RUNS:-11} dir recs k w1 w2 w3 p1 p2 p3
 	dir=$(mktemp -d)
 	mkdir "$dir/none"
 	trace-cmd convert -i "$top/tests/fixtures/plugin/sample.dat" -o "$dir/src.dat" \
@@ -63,7 +77,7 @@ nostacks() {
 			trace-cmd report -i "$dir/nostacks.dat" 2>&1 >/dev/null | tail -n 1 |
 			awk '{ printf "%d %d %d\n", $1 * 1000, ($2 + $3) * 1000, $4 }'
 	}
-	for i in $(seq 1 "$runs"); do
+	for _ in $(seq 1 "$runs"); do
 		one "$dir/none" >> "$dir/without"
 		one "$PLUGIN_DIR" >> "$dir/with"
 	done
@@ -78,6 +92,7 @@ nostacks() {
 	printf '  %-20s %6s ms %6s ms %7s KB\n' "without the plugin" "$w1" "$w2" "$w3"
 	printf '  %-20s %6s ms %6s ms %7s KB\n' "with the plugin" "$p1" "$p2" "$p3"
 	printf '  %-20s %9s %9s %10s\n' "ratio" "$(r "$p1" "$w1")" "$(r "$p2" "$w2")" "$(r "$p3" "$w3")"
+	goal "no stacks: CPU time with the plugin against without" "$p2" "$w2" 1.02
 	rm -rf "$dir"
 }
 nostacks || { echo "the trace without stacks could not be made" >&2; exit 1; }
@@ -112,6 +127,8 @@ echo
 echo "trace-cmd report, output to /dev/null, best of $RUNS runs (host):"
 printf '%-10s %9s %-26s %8s %10s %8s %8s %9s\n' trace records mode seconds "peak KB" time mem \
 	"added KB"
+times=()
+added=()
 for n in $CALLS $((2 * CALLS)); do
 	f=$res/r$n.dat
 	recs=$(trace-cmd report -N -i "$f" 2>/dev/null | grep -vc '^cpus=')
@@ -125,6 +142,10 @@ for n in $CALLS $((2 * CALLS)); do
 		printf '%-10s %9s %-26s %8s %10s %8s %8s %9s\n' "r$n" "$recs" \
 			"with the plugin${mode:+ $mode}" "$t" "$m" "$(ratio "$t" "$t0")" \
 			"$(ratio "$m" "$m0")" $((m - m0))
+		if [ -z "$mode" ]; then
+			times+=("$recs $t $t0")
+			added+=($((m - m0)))
+		fi
 	done
 	# what the read-ahead held: its bound, not the trace length; and that
 	# the plugin did give stacks (else the times above measure nothing)
@@ -134,3 +155,16 @@ for n in $CALLS $((2 * CALLS)); do
 	echo "$st" | grep -q ', [1-9][0-9]* with a stack' ||
 		{ echo "r$n: the plugin gave no stacks" >&2; exit 1; }
 done
+# the goals, each a line: at most 1.3x the time; the memory the plugin adds
+# flat (at twice the records, no more than 10% or 4 MB above)
+for row in "${times[@]}"; do
+	read -r recs t t0 <<< "$row"
+	goal "time with the plugin against without, $recs records" "$t" "$t0" 1.30
+done
+a1=${added[0]} a2=${added[1]}
+slack=$((a1 / 10 > 4096 ? a1 / 10 : 4096))
+if [ "$a2" -le $((a1 + slack)) ]; then
+	echo "goal: the plugin's added memory does not grow with the trace: met, +$a1 KB, then +$a2 KB"
+else
+	echo "goal: the plugin's added memory does not grow with the trace: MISSED, +$a1 KB, then +$a2 KB"
+fi
