@@ -9,7 +9,7 @@ pkgs="
 	linux-source-6.12 build-essential gcc-multilib make bc bison flex cpio xz-utils
 	libssl-dev libelf-dev libdw-dev libc6-dbg libdebuginfod-dev libiberty-dev zlib1g-dev liblzma-dev dwarves kmod python3 python3-ply perl rsync git ccache
 	qemu-system-x86 busybox-static
-	trace-cmd libtracefs-dev libtraceevent-dev libtracecmd-dev libcunit1-dev pkg-config time
+	trace-cmd libtracefs-dev libtraceevent-dev libtracecmd-dev libcunit1-dev pkg-config time strace
 	clang libclang-rt-14-dev
 	kernelshark libkshark-dev libjson-c-dev qtbase5-dev libgl-dev libglu1-mesa-dev valgrind
 	xvfb xauth xdotool x11-apps imagemagick chromium gnuplot-nox
