@@ -112,7 +112,8 @@ progs: $(PROGS)/ustack-sample $(PROGS)/sframe/ustack-sample $(PROGS)/sframe/usta
 	$(PROGS)/ustack-remap $(PROGS)/ustack-uffd $(PROGS)/ustack-perf-record \
 	$(PROGS)/sframe/ustack-sframe-reg $(PROGS)/sframe/libustack-sframe-dl-a.so \
 	$(PROGS)/sframe/libustack-sframe-dl-b.so $(PROGS)/ustack-flame-names \
-	$(PROGS)/ustack-cputime $(PROGS)/eh/ustack-sample $(PROGS)/eh/ustack-eh-cases \
+	$(PROGS)/ustack-cputime $(PROGS)/ustack-jit $(PROGS)/eh/ustack-sample \
+	$(PROGS)/eh/ustack-eh-cases \
 	$(PROGS)/eh/ustack-bench \
 	$(PROGS)/eh-o1/libustack-sample.so
 
@@ -149,6 +150,11 @@ $(PROGS)/ustack-perf-record: $(PROG_SRC)/perf-record.c $(PROG_SRC)/perf-defer.h 
 
 # Hostile names for the flame graph fixture (tests/fixtures/make-flame-fixture.sh).
 $(PROGS)/ustack-flame-names: $(PROG_SRC)/flame-names.c $(PROG_SRC)/raw-syscall.h
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(PROG_CFLAGS) -fPIE -pie -o $@ $<
+
+# Code in no file, named by a perf map (the plugin's JIT frames).
+$(PROGS)/ustack-jit: $(PROG_SRC)/jit.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PROG_CFLAGS) -fPIE -pie -o $@ $<
 

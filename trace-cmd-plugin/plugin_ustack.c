@@ -31,6 +31,8 @@
 enum {
 	UP_OPT_RAW,
 	UP_OPT_NOSYM,
+	UP_OPT_SRCLINE,
+	UP_OPT_INLINES,
 	UP_OPT_WINDOW,
 	UP_OPT_DEBUG_DIR,
 	UP_OPT_SYSROOT,
@@ -49,6 +51,18 @@ UP_EXPORT struct tep_plugin_option TEP_PLUGIN_OPTIONS[] = {
 		.name = "ustack_nosym",
 		.plugin_alias = "ustack",
 		.description = "print frames as file+offset, looking up no symbols",
+	},
+	[UP_OPT_SRCLINE] = {
+		.name = "ustack_srcline",
+		.plugin_alias = "ustack",
+		.description = "print the source line of each frame, \"at file.c:12\", where "
+			       "the file has DWARF line information",
+	},
+	[UP_OPT_INLINES] = {
+		.name = "ustack_inlines",
+		.plugin_alias = "ustack",
+		.description = "print the functions inlined at a frame as frames of their own, "
+			       "\"name (inlined)\", before it",
 	},
 	[UP_OPT_WINDOW] = {
 		.name = "ustack_window",
@@ -163,6 +177,7 @@ static struct {
 	bool		raw;
 	bool		nosym;
 	bool		stats;
+	unsigned int	sym_flags;
 	unsigned long	window;
 	unsigned long	reopen_kb;
 	char		*debug_dir;
@@ -533,6 +548,8 @@ static int up_opts_snapshot(void)
 	up_opts.raw = TEP_PLUGIN_OPTIONS[UP_OPT_RAW].set;
 	up_opts.nosym = TEP_PLUGIN_OPTIONS[UP_OPT_NOSYM].set;
 	up_opts.stats = TEP_PLUGIN_OPTIONS[UP_OPT_STATS].set;
+	up_opts.sym_flags = (TEP_PLUGIN_OPTIONS[UP_OPT_SRCLINE].set ? USTACK_SYMBOLIZE_SRCLINE : 0) |
+			    (TEP_PLUGIN_OPTIONS[UP_OPT_INLINES].set ? USTACK_SYMBOLIZE_INLINES : 0);
 	up_opts.window = up_opt_number(UP_OPT_WINDOW, false, UP_WINDOW_DEFAULT);
 	up_opts.reopen_kb = up_opt_number(UP_OPT_REOPEN_KB, true, UP_REOPEN_KB_DEFAULT);
 #ifndef UP_ZPAGE_WORKAROUND
@@ -587,6 +604,7 @@ static bool up_plugin_open_ahead(struct up_plugin *plugin)
 	opts.raw = plugin->raw;
 	opts.window = up_opts.window;
 	opts.symbols = !up_opts.nosym;
+	opts.sym_flags = up_opts.sym_flags;
 	opts.debug_dir = up_opts.debug_dir;
 	opts.sysroot = up_opts.sysroot;
 	opts.reopen_bytes = up_opts.reopen_kb * 1024ULL;

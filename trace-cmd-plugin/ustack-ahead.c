@@ -233,7 +233,8 @@ struct up_ahead *up_ahead_open(const char *file, int buffer, const struct up_ahe
 	ahead = calloc(1, sizeof(*ahead));
 	if (!ahead)
 		return NULL;
-	if (up_texts_init(&ahead->texts, opts->symbols, opts->debug_dir, opts->sysroot))
+	if (up_texts_init(&ahead->texts, opts->symbols, opts->sym_flags, opts->debug_dir,
+			  opts->sysroot))
 		goto fail;
 	ahead->rd = up_reader_open(file, buffer, opts->reopen_bytes);
 	if (!ahead->rd)

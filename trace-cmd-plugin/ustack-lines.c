@@ -13,7 +13,12 @@
  * A line is found again by what made it: the file id, the offset, the
  * frame's flags (a return address is looked up as the call before it), and
  * the path and build-id of the file (a file id can name another file later
- * in the trace, when the kernel numbers its files again).
+ * in the trace, when the kernel numbers its files again). A frame in no file
+ * (file id 0: JIT code, an anonymous mapping) is named from the perf map of
+ * its process (/tmp/perf-PID.map): its line is found again by the pid too.
+ *
+ * With the symbolizer's USTACK_SYMBOLIZE_INLINES, a frame can print as
+ * several lines (the functions inlined at it first): each gets its " => ".
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,6 +27,7 @@
 #include "ustack-plugin.h"
 
 struct up_line {
+	int			pid;		/* frames in no file; -1 for the others */
 	unsigned int		file_id;
 	unsigned int		flags;
 	unsigned long long	offset;
@@ -41,12 +47,12 @@ static size_t up_line_hash(const struct ustack_frame *frame)
 	return (h ^ (h >> 31)) % UP_LINES;
 }
 
-static bool up_line_same(const struct up_line *line, const struct ustack_frame *frame)
+static bool up_line_same(const struct up_line *line, const struct ustack_frame *frame, int pid)
 {
 	size_t bid_size = frame->build_id ? frame->build_id_size : 0;
 
 	if (line->file_id != frame->file_id || line->offset != frame->offset ||
-	    line->flags != frame->flags || line->build_id_size != bid_size)
+	    line->flags != frame->flags || line->build_id_size != bid_size || line->pid != pid)
 		return false;
 	if (!frame->path != !line->has_path)
 		return false;
@@ -55,33 +61,79 @@ static bool up_line_same(const struct up_line *line, const struct ustack_frame *
 	return !bid_size || !memcmp(line->build_id, frame->build_id, bid_size);
 }
 
+/*
+ * The text of a frame: with the symbolizer and a process, a frame in no file
+ * is looked up in the process's perf map, which only a stack (it has a pid)
+ * is printed with: a stack of that one frame. Return: its length; -1 with
+ * errno.
+ */
+static int up_line_format(struct up_lines *lines, const struct ustack_frame *frame, int pid,
+			  char *buf, size_t size)
+{
+	struct ustack_stack one = { .pid = pid, .nr = 1, .frames = frame };
+	int len;
+
+	if (frame->file_id || pid < 0 || !lines->sym)
+		return ustack_frame_format(frame, lines->sym, buf, size);
+	/* "  => text\n" */
+	len = ustack_stack_format(&one, lines->sym, buf, size);
+	if (len < 0 || (size_t)len >= size || len < 5 || buf[len - 1] != '\n')
+		return len < 0 ? -1 : ustack_frame_format(frame, lines->sym, buf, size);
+	len -= 5 + 1;
+	memmove(buf, buf + 5, len);
+	buf[len] = '\0';
+	return len;
+}
+
+/* "\n => " before the text, and before each further line of it (inlined calls) */
+static size_t up_line_put_text(char *dst, const char *text, size_t len)
+{
+	size_t i, n = 0;
+
+	memcpy(dst, "\n => ", 5);
+	n = 5;
+	for (i = 0; i < len; i++) {
+		if (text[i] == '\n') {
+			memcpy(dst + n, "\n => ", 5);
+			n += 5;
+			continue;
+		}
+		dst[n++] = text[i];
+	}
+	dst[n] = '\0';
+	return n;
+}
+
 /* Make the line of a frame: NULL with errno when it cannot be printed. */
-static struct up_line *up_line_make(struct up_lines *lines, const struct ustack_frame *frame)
+static struct up_line *up_line_make(struct up_lines *lines, const struct ustack_frame *frame,
+				    int pid)
 {
 	size_t bid_size = frame->build_id ? frame->build_id_size : 0;
 	size_t path_len = frame->path ? strlen(frame->path) : 0;
+	size_t nl = 0, text_size, i;
 	struct up_line *line;
-	char buf[512];
+	char buf[1024];
 	int len;
 
-	len = ustack_frame_format(frame, lines->sym, buf, sizeof(buf));
+	len = up_line_format(lines, frame, pid, buf, sizeof(buf));
 	if (len < 0)
 		return NULL;
 	if ((size_t)len >= sizeof(buf))
 		len = sizeof(buf) - 1;
-	line = malloc(sizeof(*line) + 5 + len + 1 + path_len + 1 + bid_size);
+	for (i = 0; i < (size_t)len; i++)
+		nl += buf[i] == '\n';
+	text_size = 5 * (nl + 1) + len + 1;
+	line = malloc(sizeof(*line) + text_size + path_len + 1 + bid_size);
 	if (!line)
 		return NULL;
+	line->pid = pid;
 	line->file_id = frame->file_id;
 	line->flags = frame->flags;
 	line->offset = frame->offset;
 	line->build_id_size = bid_size;
 	line->has_path = frame->path;
-	line->len = 5 + len;
-	memcpy(line->text, "\n => ", 5);
-	memcpy(line->text + 5, buf, len);
-	line->text[5 + len] = '\0';
-	line->path = line->text + 5 + len + 1;
+	line->len = up_line_put_text(line->text, buf, len);
+	line->path = line->text + text_size;
 	memcpy(line->path, frame->path ? frame->path : "", path_len + 1);
 	line->build_id = (unsigned char *)line->path + path_len + 1;
 	if (bid_size)
@@ -118,18 +170,23 @@ void up_lines_clear(struct up_lines *lines)
  * up_line_get - the line of a frame, "\n => " and the frame as text
  * @lines: the table
  * @frame: the frame
+ * @pid: its process; -1 when not known
  * @len: the length of the line
  *
  * Return: the line, valid until the next call; NULL with errno when the
  * frame cannot be printed (ENOMEM, or the symbolizer's error).
  */
-const char *up_line_get(struct up_lines *lines, const struct ustack_frame *frame, size_t *len)
+const char *up_line_get(struct up_lines *lines, const struct ustack_frame *frame, int pid,
+			size_t *len)
 {
 	struct up_line **slot = &lines->slot[up_line_hash(frame)];
 	struct up_line *line = *slot;
 
-	if (!line || !up_line_same(line, frame)) {
-		line = up_line_make(lines, frame);
+	/* only a frame in no file is looked up by its process */
+	if (frame->file_id || !lines->sym)
+		pid = -1;
+	if (!line || !up_line_same(line, frame, pid)) {
+		line = up_line_make(lines, frame, pid);
 		if (!line)
 			return NULL;
 		free(*slot);

@@ -77,7 +77,7 @@ struct up_lines {
 
 void up_lines_init(struct up_lines *lines, struct ustack_symbolizer *sym) __hidden;
 void up_lines_clear(struct up_lines *lines) __hidden;
-const char *up_line_get(struct up_lines *lines, const struct ustack_frame *frame,
+const char *up_line_get(struct up_lines *lines, const struct ustack_frame *frame, int pid,
 			size_t *len) __hidden;
 
 /* ---- ustack-text.c: stacks as the lines printed under an event ---- */
@@ -107,8 +107,8 @@ struct up_texts {
 	bool				unread;	/* a frame of it could not be read */
 };
 
-int up_texts_init(struct up_texts *texts, bool symbols, const char *debug_dir,
-		  const char *sysroot) __hidden;
+int up_texts_init(struct up_texts *texts, bool symbols, unsigned int sym_flags,
+		  const char *debug_dir, const char *sysroot) __hidden;
 void up_texts_clear(struct up_texts *texts) __hidden;
 struct up_text *up_text_get(struct up_texts *texts, const struct ustack_stack *stack) __hidden;
 void up_text_put(struct up_text *text) __hidden;
@@ -209,6 +209,7 @@ struct up_ahead_opts {
 	bool			raw;		/* hand back the user_unwind_* entries too */
 	size_t			window;		/* the most events held awaiting a stack */
 	bool			symbols;	/* symbolize the frames */
+	unsigned int		sym_flags;	/* USTACK_SYMBOLIZE_* */
 	const char		*debug_dir;	/* NULL: the default */
 	const char		*sysroot;	/* NULL: none */
 	unsigned long long	reopen_bytes;	/* 0: never (ustack-reopen.c) */

@@ -28,13 +28,14 @@
  * up_texts_init - set up the stack texts
  * @texts: the texts
  * @symbols: look the frames up in their files; else print them as file+offset
+ * @sym_flags: the symbolizer's USTACK_SYMBOLIZE_* flags (source lines, inlined calls)
  * @debug_dir: where separate debug files are; NULL for the default
  * @sysroot: where the traced machine's files are; NULL for this machine's
  *
  * Return: 0; -1 with errno when the symbolizer cannot be made.
  */
-int up_texts_init(struct up_texts *texts, bool symbols, const char *debug_dir,
-		  const char *sysroot)
+int up_texts_init(struct up_texts *texts, bool symbols, unsigned int sym_flags,
+		  const char *debug_dir, const char *sysroot)
 {
 	memset(texts, 0, sizeof(*texts));
 	if (symbols) {
@@ -45,6 +46,8 @@ int up_texts_init(struct up_texts *texts, bool symbols, const char *debug_dir,
 		    ustack_symbolizer_set_debug_dir(texts->sym, debug_dir))
 			return -1;
 		if (sysroot && *sysroot && ustack_symbolizer_set_sysroot(texts->sym, sysroot))
+			return -1;
+		if (sym_flags && ustack_symbolizer_set_flags(texts->sym, sym_flags))
 			return -1;
 	}
 	up_lines_init(&texts->lines, texts->sym);
@@ -96,14 +99,14 @@ static void up_put_str(struct up_texts *texts, const char *str)
 	up_put(texts, str, strlen(str));
 }
 
-/* One frame, symbolized when there is a symbolizer. */
-static void up_put_frame(struct up_texts *texts, const struct ustack_frame *frame)
+/* One frame of a process, symbolized when there is a symbolizer. */
+static void up_put_frame(struct up_texts *texts, const struct ustack_frame *frame, int pid)
 {
 	char why[128];
 	const char *line;
 	size_t len;
 
-	line = up_line_get(&texts->lines, frame, &len);
+	line = up_line_get(&texts->lines, frame, pid, &len);
 	if (line) {
 		up_put(texts, line, len);
 		return;
@@ -124,7 +127,7 @@ static struct up_text *up_text_make(struct up_texts *texts, const struct ustack_
 	if (stack->flags & USTACK_STACK_NO_STACK)
 		up_put_str(texts, "\n => [no user stack: it could not be walked]");
 	for (i = 0; i < stack->nr; i++)
-		up_put_frame(texts, &stack->frames[i]);
+		up_put_frame(texts, &stack->frames[i], stack->pid);
 	if (stack->flags & USTACK_STACK_TRUNCATED)
 		up_put_str(texts, "\n => [more frames not recorded]");
 	if (stack->flags & USTACK_STACK_MALFORMED)
@@ -159,7 +162,11 @@ static unsigned int up_text_slot(const struct ustack_stack *stack)
 	return (h ^ (h >> 32)) % UP_TEXT_CACHE;
 }
 
-/* The same frames, of the same file entries (a kept stack's entries are not reused). */
+/*
+ * The same frames, of the same file entries (a kept stack's entries are not
+ * reused); of the same process when a frame is in no file (named from the
+ * process's perf map).
+ */
 static bool up_text_same(const struct ustack_stack *a, const struct ustack_stack *b)
 {
 	const struct ustack_frame *fa, *fb;
@@ -173,6 +180,8 @@ static bool up_text_same(const struct ustack_stack *a, const struct ustack_stack
 		if (fa->offset != fb->offset || fa->file_id != fb->file_id ||
 		    fa->path != fb->path || fa->build_id != fb->build_id ||
 		    fa->build_id_size != fb->build_id_size)
+			return false;
+		if (!fa->file_id && a->pid != b->pid)
 			return false;
 	}
 	return true;

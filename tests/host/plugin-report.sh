@@ -66,6 +66,16 @@ check "no stack lost" test "$(grep -c '^ => ' "$work/out")" -gt 0 -a \
 check "stack entries print compactly" \
 	grep -Eq 'user_unwind_stack: *cookie=0x[0-9a-f]* frames=7( next=0x[0-9a-f]*)?$' "$work/out"
 
+# -- source lines, from the DWARF of the debug files: the 5 frames below the
+# innermost (ustack_lib_syscall is assembly, without lines)
+report -O ustack_debug_dir="$work/debug" -O ustack_srcline -i "$DAT" > "$work/srcline"
+check "ustack_srcline: frames 2 to 6 of the chain end 'at sample-lib.c:N' or 'at sample.c:N'" \
+	test "$(grep -m1 -A6 'sys_enter_getppid:' "$work/srcline" | tail -n 5 |
+		grep -cE '^ => [a-z_]+\+0x[0-9a-f]+ \(/tmp/ustack-fixture/[a-z.-]+\) at sample(-lib)?\.c:[0-9]+$')" = 5
+check "ustack_srcline: the chain is unchanged" \
+	test "$(stacks "$work/srcline" | head -n 1 | cut -d'|' -f2 | tr ' ' '\n' | sed 's/+0x.*//' |
+		head -n 6 | tr '\n' ' ' | sed 's/ $//')" = "$CHAIN"
+
 # -- frames as file+offset: exactly what the kernel recorded
 report -O ustack_nosym "$DAT" > "$work/nosym"
 bad=
