@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target: the ELF symbolizer, ustack_symbolizer_lookup() on a file
- * the fuzzer writes, with a separate debug file candidate it writes too.
+ * the fuzzer writes, with a separate debug file candidate it writes too; with
+ * mode bit 3, the DWARF of those files too, ustack_symbolizer_lookup_source()
+ * with source lines and inlined calls at every offset looked up.
  *
  * Input:
  *   mode      bit 0: a debug file follows the file; bit 1: the lookups give
  *             the build-id below; bit 2: the debug file also goes to the
- *             build-id path of that build-id
+ *             build-id path of that build-id; bit 3: source lookups
  *   build-id  20 bytes
  *   offsets   4 x 64 bits, looked up as given and as return addresses
  *   length    32 bits, of the file, when there is a debug file
@@ -112,11 +114,46 @@ static bool fz_lookup(struct ustack_symbolizer *sym, const uint8_t *id, size_t i
 	return true;
 }
 
+/*
+ * The functions and lines at an offset: each string whole; every entry but
+ * the last inlined into the next, the last the function the code is in.
+ */
+static void fz_source(struct ustack_symbolizer *sym, const uint8_t *id, size_t id_size,
+		      unsigned long long offset, unsigned int flags)
+{
+	const struct ustack_source *src;
+	size_t len = 0;
+	int n, i;
+
+	n = ustack_symbolizer_lookup_source(sym, fz_file, id, id_size, offset, flags, &src);
+	if (n < 0) {
+		if (errno != ENOMEM)
+			abort();
+		return;
+	}
+	if (n && !src)
+		abort();
+	for (i = 0; i < n; i++) {
+		if (src[i].inlined != (i < n - 1))
+			abort();
+		len += src[i].function ? strlen(src[i].function) : 0;
+		len += src[i].file ? strlen(src[i].file) : 0;
+	}
+	/* the strings were read whole (ASan sees them); len keeps the loop */
+	if (len == (size_t)-1)
+		abort();
+}
+
 /* The offset as given, and as a return address: that is the byte before, plus one. */
 static void fz_lookup_both(struct ustack_symbolizer *sym, const uint8_t *id, size_t id_size,
-			   unsigned long long offset)
+			   unsigned long long offset, bool source)
 {
 	struct ustack_symbol s, r, before;
+
+	if (source) {
+		fz_source(sym, id, id_size, offset, 0);
+		fz_source(sym, id, id_size, offset, USTACK_LOOKUP_RETURN);
+	}
 
 	if (!fz_lookup(sym, id, id_size, offset, 0, &s) ||
 	    !fz_lookup(sym, id, id_size, offset, USTACK_LOOKUP_RETURN, &r))
@@ -171,11 +208,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sym = ustack_symbolizer_alloc();
 	if (!sym || ustack_symbolizer_set_debug_dir(sym, fz_root))
 		abort();
+	if ((mode & 8) &&
+	    ustack_symbolizer_set_flags(sym, USTACK_SYMBOLIZE_SRCLINE | USTACK_SYMBOLIZE_INLINES))
+		abort();
 	id_size = mode & 2 ? FZ_BUILD_ID : 0;
 	for (i = 0; i < 4; i++)
-		fz_lookup_both(sym, id_size ? id : NULL, id_size, offsets[i]);
+		fz_lookup_both(sym, id_size ? id : NULL, id_size, offsets[i], mode & 8);
 	for (i = 0; i < 32; i++)
-		fz_lookup_both(sym, id_size ? id : NULL, id_size, (file_len + 1) * i / 32);
+		fz_lookup_both(sym, id_size ? id : NULL, id_size, (file_len + 1) * i / 32, mode & 8);
 	ustack_symbolizer_free(sym);
 
 	unlink(fz_file);

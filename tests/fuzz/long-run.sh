@@ -15,6 +15,12 @@
 # is not ok, with status 1, or when the CPU goal is reached. Run one at a
 # time on a 2-core machine shared with builds and guests.
 #
+# nice -n 19 alone does not keep the fuzzer out of the way where the
+# scheduler groups tasks by session (sched_autogroup_enabled=1): CFS shares
+# the CPUs between the groups first, whatever a task's nice value. Each
+# fuzzer runs in a session of its own (setsid) whose group gets nice 19 too
+# (/proc/self/autogroup; nothing to do where there are no groups).
+#
 # A timeout on a shared machine may be the machine's, not the input's (the
 # process starved, the host paused): a timeout input is run once more, with
 # STALL_SECONDS (60) to finish; when it does, the status is "stall:INPUT"
@@ -39,6 +45,12 @@ seeds=$top/tests/fuzz/corpus/$t
 fuzzer=$bin/fuzz-$t
 
 [ -x "$fuzzer" ] || { echo "$fuzzer: not built" >&2; exit 2; }
+
+# low COMMAND...: run it at nice 19 in a session of its own, its group too
+low() {
+	setsid -w sh -c '[ -w /proc/self/autogroup ] && echo 19 > /proc/self/autogroup
+			 exec nice -n 19 "$@"' low "$@"
+}
 mkdir -p "$work" "$artifacts"
 
 total_wall=0
@@ -53,7 +65,7 @@ fi
 while [ "$total_cpu" -lt "$goal" ]; do
 	out=$(mktemp)
 	tf=$(mktemp)
-	/usr/bin/time -o "$tf" -f '%e %U %S' nice -n 19 "$fuzzer" -max_total_time="$chunk" \
+	/usr/bin/time -o "$tf" -f '%e %U %S' low "$fuzzer" -max_total_time="$chunk" \
 		-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 		-artifact_prefix="$artifacts/$t-" "$work" "$seeds" >"$out" 2>&1
 	rc=$?
@@ -74,7 +86,7 @@ while [ "$total_cpu" -lt "$goal" ]; do
 		status=${status:-exit:$rc}
 		cp "$out" "$artifacts/$t-$(date +%s).log"
 		if [[ "$unit" == */$t-timeout-* ]] &&
-		   nice -n 19 "$fuzzer" -timeout="$stall" "$unit" >/dev/null 2>&1; then
+		   low "$fuzzer" -timeout="$stall" "$unit" >/dev/null 2>&1; then
 			status=stall:$unit
 			rc=0
 		fi

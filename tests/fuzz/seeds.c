@@ -383,6 +383,9 @@ static void symbolize_seeds(const char *fixtures)
 	sym_seed("build-id", 1 | 2 | 4, id, &stripped, &debug);
 	/* the file is not the one the build-id names: an unstripped copy stands in */
 	sym_seed("untrusted", 1 | 2 | 4, id, &junk, &so);
+	/* source lines and inlined calls: the DWARF of the file, of its debug file */
+	sym_seed("source", 8, zero, &so, NULL);
+	sym_seed("source-debuglink", 1 | 8, zero, &stripped, &debug);
 
 	/* the 32-bit build, when the toolchain made one (else the files are empty) */
 	load(fixtures, "fixture32.so", &so);
