@@ -304,7 +304,7 @@ sframe-fuzz-kernel: progs
 # Benchmarks: ring-buffer bytes and time per call with and without user
 # stacks, measured side by side in one guest (scripts/bench.sh).
 bench: deps
-	$(Q)$(MAKE) --no-print-directory kernel progs trace-cmd-plugin DEBUG=
+	$(Q)$(MAKE) --no-print-directory kernel progs trace-cmd-plugin kernelshark-plugin DEBUG=
 	$(Q)scripts/bench.sh
 
 demo: deps

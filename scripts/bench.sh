@@ -41,6 +41,8 @@ part compare "$top/tests/bench/compare.sh" "$out/ftrace-icount.csv" "$out/ftrace
 # trace-cmd report with the plugin against without it, timed on the host
 # (the traces are recorded in a guest of its own).
 part report "$top/tests/bench/report-plugin.sh"
+# libkshark loading a trace with the KernelShark plugin against without it.
+part kshark "$top/tests/bench/kshark-load.sh" "${BENCH_KSHARK_RUNS:-5}"
 part plot "$top/tests/bench/plot.sh" "$out"
 # perf record --call-graph fp, dwarf and fp,defer, side by side in one guest.
 part perf "$top/scripts/guest-run.sh" --timeout 1200 -- bash "$top/tests/bench/perf-deferred.sh"

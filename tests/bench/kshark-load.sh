@@ -58,3 +58,8 @@ printf '  %-20s %7s ms %7s ms %11s ms %9s KB\n' "without the plugin" "$w1" "$w4"
 printf '  %-20s %7s ms %7s ms %11s ms %9s KB\n' "with the plugin" "$p1" "$p4" "$p5" "$p3"
 printf '  %-20s %10s %10s %14s %12s\n' "ratio" "$(r "$p1" "$w1")" "$(r "$p4" "$w4")" \
 	"$(r "$p5" "$w5")" "$(r "$p3" "$w3")"
+awk -v a="$p4" -v b="$w4" 'BEGIN {
+	r = (b > 0) ? a / b : 0
+	printf "goal: KernelShark load, CPU time with the plugin against without (at most 1.30x): %s, %.3fx\n",
+		(b > 0 && r <= 1.3) ? "met" : "MISSED", r
+}'
