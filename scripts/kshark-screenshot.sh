@@ -30,11 +30,13 @@ cat > "$work/session.sh" <<'EOS'
 # step waits for what the plugin logs (wait_until: 120 s, a bound for a
 # hang on a busy host, never a duration).
 . "$USTACK_TOP/tests/lib/result.sh"
+. "$USTACK_TOP/tests/lib/xwin.sh"
 marks() { grep -c '^mark stack cpu' "$USTACK_KSHARK_LOG" 2>/dev/null; }
 more_marks() { [ "$(marks)" -gt "$1" ]; }
 kernelshark -p "$1" "$2" >"$3/ks.out" 2>&1 &
 pid=$!
-win=$(timeout 120 xdotool search --sync --onlyvisible --name "Kernel Shark" | head -n 1)
+win=
+wait_until 120 shown "Kernel Shark" && win=$shown
 [ -n "$win" ] || { kill "$pid"; exit 1; }
 wait_until 120 more_marks 0 || { echo "no mark drawn in 120 s" >>"$3/ks.out"; kill "$pid"; exit 1; }
 # the whole screen (no window manager places it); then drawn again, marks elsewhere
@@ -49,7 +51,8 @@ if [ -n "$xy" ]; then
 	xdotool mousemove $xy
 	sleep 0.3
 	xdotool click --repeat 2 --delay 80 1
-	sw=$(timeout 120 xdotool search --sync --onlyvisible --name "^User stack$" | head -n 1)
+	sw=
+	wait_until 120 shown "^User stack$" && sw=$shown
 	sleep 1
 	# the window itself: the root window shows it black over KernelShark's OpenGL window
 	[ -n "$sw" ] && xwd -id "$sw" -silent | convert xwd:- png:"$4/kernelshark-stack.png"

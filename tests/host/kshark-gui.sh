@@ -32,6 +32,7 @@ cat > "$work/session.sh" <<'EOS'
 #!/bin/bash
 # inside xvfb-run: $1 plugin, $2 trace, $3 work dir, $4 output dir
 . "$USTACK_TOP/tests/lib/result.sh"	# wait_until
+. "$USTACK_TOP/tests/lib/xwin.sh"	# shown
 work=$3
 # logged LINE-REGEX: the plugin has logged a line matching LINE-REGEX; each
 # step waits for it (a bound only for a hang, which ends the session)
@@ -44,7 +45,8 @@ await() {
 }
 kernelshark -p "$1" "$2" >"$3/ks.out" 2>"$3/ks.err" &
 pid=$!
-win=$(timeout 120 xdotool search --sync --onlyvisible --name "Kernel Shark" | head -n 1)
+win=
+wait_until 120 shown "Kernel Shark" && win=$shown
 if [ -z "$win" ]; then
 	echo "no KernelShark window" >"$3/session.err"
 	kill "$pid"
@@ -63,7 +65,8 @@ if [ -n "$xy" ]; then
 	sleep 0.3
 	xdotool click --repeat 2 --delay 80 1
 	await '^stack window shown'
-	sw=$(timeout 120 xdotool search --sync --onlyvisible --name "^User stack$" | head -n 1)
+	sw=
+	wait_until 120 shown "^User stack$" && sw=$shown
 	sleep 1
 	# the window itself: the root window shows it black where it covers
 	# KernelShark's (its OpenGL visual), though it is drawn
