@@ -88,10 +88,9 @@ static int up_line_format(struct up_lines *lines, const struct ustack_frame *fra
 /* "\n => " before the text, and before each further line of it (inlined calls) */
 static size_t up_line_put_text(char *dst, const char *text, size_t len)
 {
-	size_t i, n = 0;
+	size_t i, n = 5;
 
 	memcpy(dst, "\n => ", 5);
-	n = 5;
 	for (i = 0; i < len; i++) {
 		if (text[i] == '\n') {
 			memcpy(dst + n, "\n => ", 5);
