@@ -304,8 +304,15 @@ sframe-fuzz-kernel: progs
 # Benchmarks: ring-buffer bytes and time per call with and without user
 # stacks, measured side by side in one guest (scripts/bench.sh).
 bench: deps
-	$(Q)$(MAKE) --no-print-directory kernel progs trace-cmd-plugin kernelshark-plugin DEBUG=
+	$(Q)$(MAKE) --no-print-directory kernel progs trace-cmd-plugin kernelshark-plugin \
+		$(BUILD)/tools/insn-profile.so DEBUG=
 	$(Q)scripts/bench.sh
+
+# make bench's QEMU plugin: guest instructions per translation block.
+$(BUILD)/tools/insn-profile.so: tests/bench/insn-profile.c
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -Wall -Wextra -Wno-unused-parameter -shared -fPIC -fvisibility=hidden \
+		-o $@ $<
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory kernel progs libtracefs-ext trace-cmd-plugin \

@@ -35,7 +35,27 @@ ftrace() {	# LABEL ROUNDS [ICOUNT]
 	return $rc
 }
 
+# profile: where eq8's instructions go, per kernel function, counted per
+# translation block by a QEMU plugin (tests/bench/insn-profile.c, TCG only).
+profile() {	# CALLS
+	local snaps=$out/profile-snap map=$top/build/kernel/System.map trig rc
+
+	trig=$(awk '$3 == "__x64_sys_getpgid" { print $1 }' "$map")
+	[ -n "$trig" ] || { echo "profile: no __x64_sys_getpgid in $map"; return 1; }
+	rm -rf "$snaps"
+	mkdir -p "$snaps"
+	USTACK_KVM=no USTACK_QEMU_ARGS="-plugin $top/build/tools/insn-profile.so,arg=$trig,arg=$snaps/s" \
+		"$top/scripts/guest-run.sh" --timeout 1200 -- \
+		BENCH_PROFILE_CALLS="$1" bash "$top/tests/bench/profile.sh" || return 1
+	"$top/tests/bench/profile-report.py" "$map" "$snaps/s" "$1" "$out/profile.csv" \
+		"$out/ftrace-icount.csv"
+	rc=$?
+	rm -rf "$snaps"
+	return $rc
+}
+
 part ftrace-icount ftrace icount 2 shift=0,sleep=off
+part profile profile "${BENCH_PROFILE_CALLS:-20000}"
 part ftrace-wall ftrace wall "${BENCH_WALL_ROUNDS:-7}"
 part compare "$top/tests/bench/compare.sh" "$out/ftrace-icount.csv" "$out/ftrace-wall.csv"
 # trace-cmd report with the plugin against without it, timed on the host
