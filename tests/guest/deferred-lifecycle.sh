@@ -131,7 +131,7 @@ else
 	echo "$loglevel" > /proc/sys/kernel/printk
 	stitched > /tmp/stitched
 	grep -v '^STACKS|' /tmp/stitched > /tmp/events
-	spin_check "NMIs over the spinning task carry its stack" $pid nmi_handler 5
+	spin_check "NMIs over the spinning task carry its stack" $pid nmi_handler 5 tail
 	check "no event in NMI carries another task's stack" test -z "$(other_stacks)"
 fi
 
