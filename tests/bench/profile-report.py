@@ -77,10 +77,13 @@ def interval(snaps, a, b):
 
 
 def icount_row(path, mode):
-    with open(path) as f:
-        for row in csv.DictReader(f):
-            if row['epe'] == 'eq8' and row['mode'] == mode:
-                return float(row['stack_ns'])
+    try:
+        with open(path) as f:
+            for row in csv.DictReader(f):
+                if row.get('epe') == 'eq8' and row.get('mode') == mode:
+                    return float(row['stack_ns'])
+    except (OSError, KeyError, ValueError) as e:
+        print('profile: %s: %s' % (path, e), file=sys.stderr)
     return None
 
 
