@@ -24,11 +24,11 @@ part() {	# NAME COMMAND...: run one part, its report in $out/NAME.txt
 	echo "$name $((SECONDS - t0))" >> "$out/times.txt"
 	[ "$rc" = 0 ] || { echo "bench: $name failed ($rc)" >&2; status=1; }
 }
-ftrace() {	# LABEL ROUNDS [ICOUNT]
+ftrace() {	# LABEL ROUNDS CALLS [ICOUNT]
 	local res=$out/guest-$1
 	rm -rf "$res"
-	USTACK_ICOUNT=${3:-} "$top/scripts/guest-run.sh" --res "$res" --timeout 1800 -- \
-		bash "$top/tests/bench/ftrace-deferred.sh" --rounds "$2" --label "$1"
+	USTACK_ICOUNT=${4:-} "$top/scripts/guest-run.sh" --res "$res" --timeout 1800 -- \
+		bash "$top/tests/bench/ftrace-deferred.sh" --rounds "$2" --label "$1" --calls "$3"
 	local rc=$?
 	cp "$res"/ftrace-*.csv "$out/" 2>/dev/null
 	rm -rf "$res"
@@ -54,9 +54,13 @@ profile() {	# CALLS
 	return $rc
 }
 
-part ftrace-icount ftrace icount 2 shift=0,sleep=off
+part ftrace-icount ftrace icount 2 2000 shift=0,sleep=off
 part profile profile "${BENCH_PROFILE_CALLS:-20000}"
-part ftrace-wall ftrace wall "${BENCH_WALL_ROUNDS:-7}"
+# The wall clock: 20000 calls a run (a run of 2000, 15 ms, had spreads of
+# 50-100% of its median), each vCPU on a host thread of its own (with
+# both on one, what the other vCPU ran counted in the row's time: the
+# spread of eq8's "none" was 273 ns with a thread each, 582 with one).
+USTACK_TCG_THREAD=multi part ftrace-wall ftrace wall "${BENCH_WALL_ROUNDS:-7}" 20000
 part compare "$top/tests/bench/compare.sh" "$out/ftrace-icount.csv" "$out/ftrace-wall.csv"
 # trace-cmd report with the plugin against without it, timed on the host
 # (the traces are recorded in a guest of its own).

@@ -53,6 +53,7 @@ printf '%s\n' "$*" > "$res/job.sh"
 # repeat, tests that check a duration of the guest's clock; TCG only). The
 # job sees it as $USTACK_ICOUNT.
 # USTACK_QEMU_ARGS: more QEMU options (make bench's insn-profile plugin).
+# USTACK_SMP: the guest's CPUs (2; make bench's wall-clock rows take 1).
 # KVM only where it really works (/dev/kvm and hardware virtualization);
 # these machines have a /dev/kvm that cannot run a normal guest.
 accel="-accel tcg,thread=${USTACK_TCG_THREAD:-single} -cpu max${USTACK_ICOUNT:+ -icount $USTACK_ICOUNT}"
@@ -71,7 +72,7 @@ append="$append init=$top/scripts/guest-init.sh USTACK_RES=$res USTACK_CWD=$PWD 
 append="$append $extra_append ${USTACK_ICOUNT:+USTACK_ICOUNT=$USTACK_ICOUNT} ${USTACK_APPEND:-}"
 
 # shellcheck disable=SC2086
-timeout -s KILL "$timeout" qemu-system-x86_64 $accel -smp 2 -m 2G ${USTACK_QEMU_ARGS:-} \
+timeout -s KILL "$timeout" qemu-system-x86_64 $accel -smp "${USTACK_SMP:-2}" -m 2G ${USTACK_QEMU_ARGS:-} \
 	-nographic -no-reboot -nodefaults -serial stdio -monitor none \
 	-kernel "$kernel" -append "$append" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \

@@ -18,16 +18,19 @@
 # in-place walk's 1-2 frame-pointer guesses).
 # All rows come from this one boot, side by side.
 #
-#   ftrace-deferred.sh [--rounds N] [--label NAME]
+#   ftrace-deferred.sh [--rounds N] [--label NAME] [--calls N]
 #
 # BENCH_ROWS (default "1 4 16 fn eq8 tar tartab"): the rows before the walk rows
 # (SFrame and tables against frame pointers), which always run.
 #
 # Every row is the median of N interleaved rounds with its spread (third
-# quartile - first quartile; max - min for 3 rounds or fewer). A row whose
-# spread, with its "none" row's, is larger than its effect (its cost over
-# "none") is reported, and the script exits 1: its figures are noise. The
-# rows also go to $USTACK_RES/ftrace-NAME.csv.
+# quartile - first quartile; max - min for 3 rounds or fewer). A row's
+# effect is its cost over "none" in the same round (the modes of a round
+# run one after the other, so what slows a whole round cancels), and its
+# median; when the spread of those per-round effects is larger than their
+# median, the row is reported and the script exits 1: its figures are
+# noise. The rows go to $USTACK_RES/ftrace-NAME.csv, every round's figures
+# to $USTACK_RES/ftrace-NAME-rounds.csv.
 . "$(dirname "$0")/../lib/result.sh"
 . "$(dirname "$0")/../lib/ustack.sh"
 
@@ -38,13 +41,18 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) ROUNDS=$2; shift ;;
 	--label) LABEL=$2; shift ;;
+	--calls) CALLS=$2; shift ;;
 	esac
 	shift
 done
 BENCH=$USTACK_PROGS/ustack-bench
 BENCH_ARG=0		# ustack-bench's DEEPER: 0 is 18 frames, -10 is 8
 CSV=${USTACK_RES:-/tmp}/ftrace-$LABEL.csv
+ROUNDS_CSV=${USTACK_RES:-/tmp}/ftrace-$LABEL-rounds.csv
 echo "label,epe,walk_frames,mode,bytes,ns,ns_q1,ns_q3,stack_bytes,stack_ns" > "$CSV"
+echo "label,epe,round,mode,bytes,ns" > "$ROUNDS_CSV"
+# 16 in-place events per call take 1.7 KB: room for all of them
+BUF_KB=$((CALLS * 2 > 32768 ? CALLS * 2 : 32768))
 noisy=0
 
 events() {	# EPE: enable EPE events per getppid kernel entry
@@ -62,12 +70,15 @@ events() {	# EPE: enable EPE events per getppid kernel entry
 	esac
 }
 
-run() {		# MODE EPE: prints "bytes_per_call ns_per_call frames"
-	local mode=$1 epe=$2 bytes=0 b ns frames
+# run MODE EPE [FRAMES]: prints "bytes_per_call ns_per_call frames"; the
+# frames (of the stack entries) only with FRAMES: reading the trace takes
+# seconds in the guest, and the frames of a row are the same every round
+run() {
+	local mode=$1 epe=$2 bytes=0 b ns frames=
 
 	trace_clear
 	echo 0 > $T/options/userstacktrace
-	tw $T/buffer_size_kb 32768
+	tw $T/buffer_size_kb $BUF_KB
 	case $mode in
 	inplace)	tw $T/options/userstacktrace 1 ;;
 	deferred)	tw $T/options/user_stacktrace_deferred 1 ;;
@@ -95,9 +106,15 @@ run() {		# MODE EPE: prints "bytes_per_call ns_per_call frames"
 		grep -q '^overrun: 0$' "$f" || echo "WARNING: overrun on $f" >&2
 	done
 	ns=$(sed -n 's/^ns_per_call //p' /tmp/gated.out)
-	# tar's stacks differ: the median of its entries' depths
-	frames=$(grep -o 'user_unwind_stack: .*frames=[0-9]*' $T/trace | sed 's/.*frames=//' |
-		 sort -n | awk '{ f[NR] = $1 } END { if (NR) print f[int((NR + 1) / 2)] }')
+	# tar's stacks differ: the median of its entries' depths; ustack-bench's
+	# are all alike, and the first 99 are enough (the text of a whole
+	# trace of many calls takes long to make)
+	local most=99
+	[ "${epe#tar}" != "$epe" ] && most=
+	[ -n "${3:-}" ] &&
+	frames=$(grep -o ${most:+-m $most} 'user_unwind_stack: .*frames=[0-9]*' $T/trace |
+		 sed 's/.*frames=//' | sort -n |
+		 awk '{ f[NR] = $1 } END { if (NR) print f[int((NR + 1) / 2)] }')
 	echo > $T/set_event_pid
 	echo 0 > $T/options/event-fork
 	echo > $T/set_ftrace_pid
@@ -159,22 +176,31 @@ for epe in ${BENCH_ROWS-1 4 16 fn eq8 tar tartab}; do
 	for mode in $modes; do eval "bs_$mode= ts_$mode= fr_$mode="; done
 	for r in $(seq 1 "$ROUNDS"); do
 		for mode in $modes; do
-			read -r b t f <<< "$(run $mode $epe)"
-			eval "bs_$mode=\"\$bs_$mode $b\" ts_$mode=\"\$ts_$mode $t\" fr_$mode=$f"
+			read -r b t f <<< "$(run $mode $epe $([ "$r" = 1 ] && echo frames))"
+			eval "bs_$mode=\"\$bs_$mode $b\" ts_$mode=\"\$ts_$mode $t\""
+			[ "$r" = 1 ] && eval "fr_$mode=$f"
+			[ $mode = none ] && tn=$t
+			eval "ds_$mode=\"\${ds_$mode:-} $((t - tn))\""
+			echo "$LABEL,$epe,$r,$mode,$b,$t" >> "$ROUNDS_CSV"
 		done
 	done
 	for mode in $modes; do
 		eval "b=\$(median \$bs_$mode) t=\$(median \$ts_$mode) f=\$fr_$mode"
 		read -r lo hi <<< "$(eval "quartiles \$ts_$mode")"
-		[ $mode = none ] && b0=$b t0=$t sp0=$((hi - lo))
+		[ $mode = none ] && b0=$b t0=$t
 		printf '%-6s %-9s %10s %10s %8s %14s %14s\n' $epe $mode $b $t $((hi - lo)) $((b - b0)) $((t - t0))
 		echo "$LABEL,$epe,$f,$mode,$b,$t,$lo,$hi,$((b - b0)),$((t - t0))" >> "$CSV"
 		eval "B_${mode}_$epe=$((b - b0)) T_${mode}_$epe=$((t - t0)) F_${mode}_$epe=$f"
-		if [ $mode != none ] && [ $((hi - lo + sp0)) -gt $((t - t0)) ]; then
-			echo "  NOISE: $epe/$mode: spread $((hi - lo)) + $sp0 (none) > effect $((t - t0)) ns" >&2
+		[ $mode = none ] && continue
+		# the effect round by round (this mode - none of the same round)
+		eval "d=\$(median \$ds_$mode)"
+		read -r dlo dhi <<< "$(eval "quartiles \$ds_$mode")"
+		if [ $((dhi - dlo)) -gt "${d#-}" ]; then
+			echo "  NOISE: $epe/$mode: per-round effect $d ns, its spread $((dhi - dlo)) ns" >&2
 			noisy=1
 		fi
 	done
+	unset ${!ds_*}
 	[ "$epe" = tartab ] && tartab_tables remove
 done
 BENCH_ARG=0
@@ -223,8 +249,9 @@ if [ -x "$SF_BENCH" ] && [ -x "$EH_BENCH" ] && [ -d $T/user_unwind_tables ]; the
 					/lib64/ld-linux-x86-64.so.2 > /dev/null ;;
 			esac
 			read -r b0 t0 _ <<< "$(run none 1)"
-			read -r b t f <<< "$(run deferred 1)"
-			eval "bs_$kind=\"\$bs_$kind $((b - b0))\" ts_$kind=\"\$ts_$kind $((t - t0))\" f_$kind=$f"
+			read -r b t f <<< "$(run deferred 1 $([ "$r" = 1 ] && echo frames))"
+			eval "bs_$kind=\"\$bs_$kind $((b - b0))\" ts_$kind=\"\$ts_$kind $((t - t0))\""
+			[ "$r" = 1 ] && eval "f_$kind=$f"
 			[ $kind = tab ] && tw $T/user_unwind_tables/remove all
 		done
 	done

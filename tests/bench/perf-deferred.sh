@@ -6,7 +6,7 @@
 #   --call-graph dwarf     8 KiB of user stack copied at every sample
 #   --call-graph fp,defer  a cookie at the sample, the chain once per entry
 # Per mode: perf.data bytes per sample (the SAMPLE and CALLCHAIN_DEFERRED
-# records, from perf report -D) and the program's time per call against
+# records, summed by perf-data-sizes.py) and the program's time per call against
 # its time without perf. Two workloads:
 #   cpu-clock  cpu-clock sampling every 100 us of task time
 #   deep-clock the same with 16 more frames (35 in all): the ABI's fixed
@@ -19,6 +19,7 @@
 . "$(dirname "$0")/../lib/ustack.sh"
 
 PERF=$USTACK_TOP/build/perf/perf
+TOP=$USTACK_TOP
 BENCH=$USTACK_PROGS/ustack-bench
 ROUNDS=${BENCH_ROUNDS:-3}
 MODES="fp dwarf fp,defer"
@@ -52,21 +53,8 @@ record() {
 	# shellcheck disable=SC2086
 	"$PERF" record -q -m 8192 $args --call-graph "$2" -o p.data -- \
 		"$BENCH" "$calls" $deeper > out 2> err || { cat err >&2; echo "0 0 0"; return; }
-	"$PERF" report -D -i p.data 2> /dev/null | awk -v ns="$(sed -n 's/^ns_per_call //p' out)" '
-		function hex(s,    i, n) {
-			n = 0
-			for (i = 3; i <= length(s); i++)
-				n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-			return n
-		}
-		match($0, /\[0x[0-9a-f]+\]: PERF_RECORD_(SAMPLE|CALLCHAIN_DEFERRED)/) {
-			sz = substr($0, RSTART + 1)
-			sub(/\].*/, "", sz)
-			bytes += hex(sz)
-			if ($0 ~ /PERF_RECORD_SAMPLE/)
-				samples++
-		}
-		END { printf "%d %s %d\n", samples ? bytes / samples : 0, ns, samples }'
+	read -r n b <<< "$("$TOP/tests/bench/perf-data-sizes.py" p.data)" || n=0
+	echo "$((n ? b / n : 0)) $(sed -n 's/^ns_per_call //p' out) $n"
 	rm -f p.data p.data.old
 }
 
