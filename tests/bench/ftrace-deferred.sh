@@ -137,15 +137,6 @@ for d in $(seq 1 200); do
 done
 tar cf /tmp/bench.tar -C /tmp/benchtree .	# warm
 
-# quartiles N...: the first and third quartile (for 7 values the 2nd and
-# the 6th, for up to 3 values the lowest and the highest): one outlier
-# round of a busy host does not make a row's spread.
-quartiles() {
-	local k=$((($# + 3) / 4))
-
-	printf '%s\n' "$@" | sort -n | sed -n "${k}p;$(($# + 1 - k))p" | tr '\n' ' '
-}
-
 echo "ustack-bench: $CALLS getppid calls from a 16-function-deep stack (eq8: 8 frames),"
 echo "per call, median of $ROUNDS rounds (modes interleaved within a round), spread = q3 - q1:"
 printf '%-6s %-9s %10s %10s %8s %14s %14s\n' epe mode bytes ns spread "stack bytes" "stack ns"

@@ -15,6 +15,10 @@
 #              (two samples per kernel entry, one deferred chain; the
 #              samples column says whether any were lost: 2 per call)
 # All rows come from this one boot, modes interleaved within a round.
+# make bench runs it under instruction counting (1 ns = 1 instruction).
+# Every row prints the spread of its ns/call (q3 - q1; max - min for 3
+# rounds); a mode whose per-round cost over "none" spreads more than its
+# median is reported as noise, and the script exits 1.
 . "$(dirname "$0")/../lib/result.sh"
 . "$(dirname "$0")/../lib/ustack.sh"
 
@@ -58,25 +62,41 @@ record() {
 	rm -f p.data p.data.old
 }
 
-echo "perf record of ustack-bench (16-function-deep stack), median of $ROUNDS rounds:"
+noisy=0
+clock=
+[ -n "${USTACK_ICOUNT:-}" ] && clock=" (instruction counting: 1 ns = 1 instruction)"
+echo "perf record of ustack-bench (16-function-deep stack), median of $ROUNDS rounds$clock:"
 for wl in ${BENCH_PERF_WORKLOADS:-cpu-clock deep-clock syscalls}; do
 	echo
-	printf '%-10s %-9s %9s %9s %12s %9s\n' "$wl" mode samples "ns/call" "bytes/sample" slowdown
-	for mode in none $MODES; do eval "b_${mode//[,]/_}= t_${mode//[,]/_}= n_${mode//[,]/_}="; done
+	printf '%-10s %-9s %9s %9s %7s %12s %9s\n' "$wl" mode samples "ns/call" spread "bytes/sample" slowdown
+	for mode in none $MODES; do
+		m=${mode//[,]/_}
+		eval "b_$m= t_$m= n_$m= d_$m="
+	done
 	for r in $(seq 1 "$ROUNDS"); do
 		for mode in none $MODES; do
 			read -r b t n <<< "$(record "$wl" "$mode")"
 			m=${mode//[,]/_}
+			[ "$mode" = none ] && tn=$t
 			eval "b_$m=\"\$b_$m $b\" t_$m=\"\$t_$m $t\" n_$m=\"\$n_$m $n\""
+			eval "d_$m=\"\$d_$m $((t - tn))\""
 		done
 	done
 	for mode in none $MODES; do
 		m=${mode//[,]/_}
 		eval "b=\$(median \$b_$m) t=\$(median \$t_$m) n=\$(median \$n_$m)"
+		read -r lo hi <<< "$(eval "quartiles \$t_$m")"
 		[ "$mode" = none ] && t0=$t
-		awk -v wl="$wl" -v m="$mode" -v b="$b" -v t="$t" -v n="$n" -v t0="$t0" 'BEGIN {
-			printf "%-10s %-9s %9s %9s %12s %8.2fx\n", "", m, n, t, b, (t0 > 0 ? t / t0 : 0) }'
+		awk -v wl="$wl" -v m="$mode" -v b="$b" -v t="$t" -v n="$n" -v t0="$t0" -v sp=$((hi - lo)) 'BEGIN {
+			printf "%-10s %-9s %9s %9s %7s %12s %8.2fx\n", "", m, n, t, sp, b, (t0 > 0 ? t / t0 : 0) }'
 		eval "B_${wl//-/_}_$m=$b T_${wl//-/_}_$m=$t"
+		[ "$mode" = none ] && continue
+		eval "d=\$(median \$d_$m)"
+		read -r lo hi <<< "$(eval "quartiles \$d_$m")"
+		if [ $((hi - lo)) -gt "${d#-}" ]; then
+			echo "  NOISE: $wl/$mode: per-round cost over none $d ns, its spread $((hi - lo)) ns" >&2
+			noisy=1
+		fi
 	done
 	eval "bf=\$B_${wl//-/_}_fp bd=\$B_${wl//-/_}_dwarf bx=\$B_${wl//-/_}_fp_defer"
 	eval "tf=\$T_${wl//-/_}_fp td=\$T_${wl//-/_}_dwarf tx=\$T_${wl//-/_}_fp_defer"
@@ -87,3 +107,4 @@ for wl in ${BENCH_PERF_WORKLOADS:-cpu-clock deep-clock syscalls}; do
 			tf - t0, td - t0, tx - t0 }'
 done
 cd / && rm -rf "$dir"
+[ $noisy = 0 ] || { echo "perf bench: rows whose spread exceeds their effect (above): not figures" >&2; exit 1; }

@@ -82,6 +82,15 @@ symbols() {
 # median N...: the middle value of an odd count of numbers (benchmarks).
 median() { printf '%s\n' "$@" | sort -n | sed -n "$((($# + 1) / 2))p"; }
 
+# quartiles N...: the first and third quartile (for 7 values the 2nd and
+# the 6th, for up to 3 values the lowest and the highest): one outlier
+# round of a busy host does not make a row's spread.
+quartiles() {
+	local k=$((($# + 3) / 4))
+
+	printf '%s\n' "$@" | sort -n | sed -n "${k}p;$(($# + 1 - k))p" | tr '\n' ' '
+}
+
 # first_n N "WORDS": the first N words.
 first_n() { echo "$2" | tr ' ' '\n' | sed -n "1,${1}p" | tr '\n' ' ' | sed 's/ $//'; }
 
