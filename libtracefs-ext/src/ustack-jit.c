@@ -6,7 +6,10 @@
  * line per function: "START SIZE name", START and SIZE in hex. The map of a
  * process is read once, the first time one of its frames is asked for, from
  * under the sysroot when one is set; it is opened only when it is a regular
- * file (/tmp is everyone's).
+ * file (/tmp is everyone's). Anyone can write one, so its reading is
+ * bounded: a line of more than 4096 bytes, its newline included, is
+ * skipped, and reading stops after 2^21 functions or 256 MiB (what was
+ * read until then is used).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,6 +18,10 @@
 #include <unistd.h>
 
 #include "ustack-local.h"
+
+#define USTACK_PERFMAP_MAX_LINE		4096
+#define USTACK_PERFMAP_MAX_SYMS		(1U << 21)
+#define USTACK_PERFMAP_MAX_BYTES	(256ULL << 20)
 
 struct ustack_jit_sym {
 	unsigned long long	start;
@@ -62,14 +69,45 @@ static bool ustack_jit_parse(char *line, struct ustack_jit_sym *s)
 	return s->name;
 }
 
-/* Read the lines of the map. Return -1 with errno ENOMEM. */
+/*
+ * The next line of @in into @line (USTACK_PERFMAP_MAX_LINE + 1 bytes), its
+ * length added to @*bytes; a longer line is read to its end and given as
+ * an empty one. Return false at the end of the file.
+ */
+static bool ustack_perfmap_line(FILE *in, char *line, unsigned long long *bytes)
+{
+	size_t len;
+	int c;
+
+	if (!fgets(line, USTACK_PERFMAP_MAX_LINE + 1, in))
+		return false;
+	len = strlen(line);
+	*bytes += len;
+	if (len < USTACK_PERFMAP_MAX_LINE || line[len - 1] == '\n')
+		return true;
+	/* too long: its rest goes unread into nothing */
+	while ((c = getc(in)) != EOF) {
+		++*bytes;
+		if (c == '\n')
+			break;
+	}
+	line[0] = '\0';
+	return true;
+}
+
+/* Read the lines of the map, within the bounds. Return -1 with errno ENOMEM. */
 static int ustack_perfmap_read(struct ustack_perfmap *m, FILE *in)
 {
 	struct ustack_jit_sym *syms, s;
-	size_t size = 0, len = 0, n = 0;
-	char *line = NULL;
+	unsigned long long bytes = 0;
+	size_t size = 0, n = 0;
+	char *line;
 
-	while (getline(&line, &len, in) > 0) {
+	line = malloc(USTACK_PERFMAP_MAX_LINE + 1);
+	if (!line)
+		return -1;
+	while (m->nr < USTACK_PERFMAP_MAX_SYMS && bytes < USTACK_PERFMAP_MAX_BYTES &&
+	       ustack_perfmap_line(in, line, &bytes)) {
 		if (!ustack_jit_parse(line, &s)) {
 			if (errno == ENOMEM)
 				goto nomem;
@@ -88,7 +126,9 @@ static int ustack_perfmap_read(struct ustack_perfmap *m, FILE *in)
 		m->syms[m->nr++] = s;
 	}
 	free(line);
-	qsort(m->syms, m->nr, sizeof(*m->syms), ustack_jit_cmp);
+	/* an empty map has no array: qsort() must not see its NULL */
+	if (m->nr)
+		qsort(m->syms, m->nr, sizeof(*m->syms), ustack_jit_cmp);
 	return 0;
 nomem:
 	free(line);

@@ -188,6 +188,75 @@ out:
 	ustack_symbolizer_free(sym);
 }
 
+/* Lines of a perf map: "START 10 NAME\n", NAME padded with 'x' to NAME_LEN. */
+static size_t ut_map_line(char *buf, unsigned long long start, const char *name, size_t name_len)
+{
+	size_t n = sprintf(buf, "%llx 10 %s", start, name);
+
+	while (n < name_len + 16)
+		buf[n++] = 'x';
+	buf[n++] = '\n';
+	return n;
+}
+
+/*
+ * A perf map is anyone's file: a line of more than 4096 bytes is skipped
+ * (one of 4096 is not), and reading stops after 2^21 functions. An empty
+ * map is read too.
+ */
+static void test_jit_bounds(void)
+{
+	const unsigned int max_syms = 1U << 21;
+	char root[PATH_MAX], tmp[PATH_MAX], path[PATH_MAX];
+	struct ustack_symbolizer *sym = NULL;
+	struct ustack_symbol s;
+	size_t len = 0, n;
+	unsigned int i;
+	char *map;
+
+	/* the lines are 13 bytes, "1000000 1 f\n" and on */
+	map = malloc((size_t)(max_syms + 1) * 16 + 3 * 8192);
+	if (!UT_CHECK(map, "malloc"))
+		return;
+	/* "7f0000003000 10 " is 16 bytes: 4079 x make 4095, the newline 4096 */
+	len += ut_map_line(map + len, 0x7f0000003000ULL, "long", 4079);
+	len += ut_map_line(map + len, 0x7f0000004000ULL, "longer", 4080);
+	len += ut_map_line(map + len, 0x7f0000005000ULL, "after", 0);
+	for (i = 0; i <= max_syms; i++)
+		len += sprintf(map + len, "%x 1 f\n", 0x1000000 + i);
+	if (!UT_CHECK(utest_dir("jit-bounds", root, sizeof(root)) &&
+		      utest_pathf(tmp, sizeof(tmp), "%s/tmp", root) && utest_make_dirs(tmp) &&
+		      utest_pathf(path, sizeof(path), "%s/perf-4245.map", tmp) &&
+		      utest_write_file(path, map, len), "write"))
+		goto out;
+	sym = utest_symbolizer(fx.empty_dir);
+	if (!sym || !UT_CHECK(!ustack_symbolizer_set_sysroot(sym, root), "set_sysroot"))
+		goto out;
+	if (UT_CHECK(!ustack_symbolizer_lookup_addr(sym, 4245, 0x7f0000003004, 0, &s), "lookup") &&
+	    UT_CHECK(s.resolved, "a line of 4096 bytes skipped")) {
+		n = strlen(s.name);
+		UT_CHECK(n == 4079 && !strncmp(s.name, "longxx", 6), "name of %zu bytes", n);
+	}
+	UT_CHECK(!ustack_symbolizer_lookup_addr(sym, 4245, 0x7f0000004004, 0, &s) && !s.resolved,
+		 "a line of 4097 bytes read");
+	if (UT_CHECK(!ustack_symbolizer_lookup_addr(sym, 4245, 0x7f0000005004, 0, &s) &&
+		     s.resolved, "the line after the long one lost"))
+		UT_CHECK_STR(s.name, "after");
+	/* two functions before them: the last one read is line max_syms - 3 */
+	UT_CHECK(!ustack_symbolizer_lookup_addr(sym, 4245, 0x1000000 + max_syms - 3, 0, &s) &&
+		 s.resolved, "the last function within the bound unresolved");
+	UT_CHECK(!ustack_symbolizer_lookup_addr(sym, 4245, 0x1000000 + max_syms - 2, 0, &s) &&
+		 !s.resolved, "a function past 2^21 read");
+	/* an empty map (UBSan: no NULL array to qsort()) */
+	if (UT_CHECK(utest_pathf(path, sizeof(path), "%s/perf-4246.map", tmp) &&
+		     utest_write_file(path, "", 0), "write"))
+		UT_CHECK(!ustack_symbolizer_lookup_addr(sym, 4246, 0x1000, 0, &s) && !s.resolved,
+			 "an empty map resolved");
+out:
+	ustack_symbolizer_free(sym);
+	free(map);
+}
+
 /* This process's vDSO: its build-id and the offset of __vdso_clock_gettime. */
 #define ut_ehdr		ElfW(Ehdr)
 
@@ -330,6 +399,7 @@ void utest_names_register(void)
 	CU_add_test(suite, "demangle_rust", test_demangle_rust);
 	CU_add_test(suite, "sysroot", test_sysroot);
 	CU_add_test(suite, "jit", test_jit);
+	CU_add_test(suite, "jit_bounds", test_jit_bounds);
 	CU_add_test(suite, "vdso", test_vdso);
 	CU_add_test(suite, "vdso_sysroot", test_vdso_sysroot);
 	CU_add_test(suite, "not_loadable", test_not_loadable);
