@@ -57,10 +57,9 @@ profile() {	# CALLS
 part ftrace-icount ftrace icount 2 2000 shift=0,sleep=off
 part profile profile "${BENCH_PROFILE_CALLS:-20000}"
 # The wall clock: 20000 calls a run (a run of 2000, 15 ms, had spreads of
-# 50-100% of its median), each vCPU on a host thread of its own (with
-# both on one, what the other vCPU ran counted in the row's time: the
-# spread of eq8's "none" was 273 ns with a thread each, 582 with one).
-USTACK_TCG_THREAD=multi part ftrace-wall ftrace wall "${BENCH_WALL_ROUNDS:-7}" 20000
+# 50-100% of its median). Runs of one mode still fall into two groups
+# about 2x apart, with one vCPU as with two: the host's, not the guest's.
+part ftrace-wall ftrace wall "${BENCH_WALL_ROUNDS:-7}" 20000
 part compare "$top/tests/bench/compare.sh" "$out/ftrace-icount.csv" "$out/ftrace-wall.csv"
 # trace-cmd report with the plugin against without it, timed on the host
 # (the traces are recorded in a guest of its own).

@@ -56,6 +56,9 @@ printf '%s\n' "$*" > "$res/job.sh"
 # USTACK_SMP: the guest's CPUs (2; make bench's wall-clock rows take 1).
 # KVM only where it really works (/dev/kvm and hardware virtualization);
 # these machines have a /dev/kvm that cannot run a normal guest.
+# USTACK_TCG_THREAD: "single" (one host thread for all vCPUs). Not "multi":
+# under it a vCPU ran code a text_poke_bp() had patched away (an int3 Oops
+# in __schedule while tracepoints were switched, make bench, 2026-11-28).
 accel="-accel tcg,thread=${USTACK_TCG_THREAD:-single} -cpu max${USTACK_ICOUNT:+ -icount $USTACK_ICOUNT}"
 if [ "${USTACK_KVM:-auto}" != no ] && [ -w /dev/kvm ] && grep -qwE 'vmx|svm' /proc/cpuinfo; then
 	accel="-accel kvm -cpu host"
