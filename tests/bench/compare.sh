@@ -10,7 +10,8 @@ set -u
 [ -r "${1:-}" ] && [ -r "${2:-}" ] || { echo "usage: compare.sh ICOUNT.csv WALL.csv" >&2; exit 2; }
 awk -F, '
 FNR == 1 { f++; next }
-{ k = $2 SUBSEP $4; cost[f, k] = $10; if (f == 1) { order[++n] = k } }
+# the walk rows are already costs over "none" (their ns column)
+{ k = $2 SUBSEP $4; cost[f, k] = ($2 == "walk" ? $6 : $10); if (f == 1) { order[++n] = k } }
 END {
 	printf "%-6s %-9s %14s %14s\n", "epe", "mode", "icount ns", "wall ns"
 	for (i = 1; i <= n; i++) {

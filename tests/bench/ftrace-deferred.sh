@@ -215,8 +215,10 @@ for epe in tar tartab; do
 	eval "td=\${T_deferred_$epe:-} fd=\${F_deferred_$epe:-0}"
 	[ -n "$bi" ] || continue
 	awk -v e=$epe -v bi=$bi -v bd=$bd -v ti=$ti -v td=$td -v fd=$fd 'BEGIN {
-		printf "  %-6s: deferred/in-place: bytes %.2f, CPU time %.2f (deferred stacks: %d frames, median)\n",
-			e, (bi > 0 ? bd / bi : 0), (ti > 0 ? td / ti : 0), fd }'
+		# an in-place cost not above "none" (noise) has no ratio
+		t = ti > 0 ? sprintf("%.2f", td / ti) : "n/a"
+		printf "  %-6s: deferred/in-place: bytes %.2f, CPU time %s (deferred stacks: %d frames, median)\n",
+			e, (bi > 0 ? bd / bi : 0), t, fd }'
 done
 
 # SFrame against frame pointers: the same program built without frame
