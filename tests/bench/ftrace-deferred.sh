@@ -184,12 +184,7 @@ for epe in ${BENCH_ROWS-1 4 16 fn eq8 tar tartab}; do
 		eval "B_${mode}_$epe=$((b - b0)) T_${mode}_$epe=$((t - t0)) F_${mode}_$epe=$f"
 		[ $mode = none ] && continue
 		# the effect round by round (this mode - none of the same round)
-		eval "d=\$(median \$ds_$mode)"
-		read -r dlo dhi <<< "$(eval "quartiles \$ds_$mode")"
-		if [ $((dhi - dlo)) -gt "${d#-}" ]; then
-			echo "  NOISE: $epe/$mode: per-round effect $d ns, its spread $((dhi - dlo)) ns" >&2
-			noisy=1
-		fi
+		eval "effect_noisy $epe/$mode ns \$ds_$mode" && noisy=1
 	done
 	unset ${!ds_*}
 	[ "$epe" = tartab ] && tartab_tables remove

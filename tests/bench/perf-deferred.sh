@@ -23,7 +23,6 @@
 . "$(dirname "$0")/../lib/ustack.sh"
 
 PERF=$USTACK_TOP/build/perf/perf
-TOP=$USTACK_TOP
 BENCH=$USTACK_PROGS/ustack-bench
 ROUNDS=${BENCH_ROUNDS:-3}
 MODES="fp dwarf fp,defer"
@@ -57,7 +56,7 @@ record() {
 	# shellcheck disable=SC2086
 	"$PERF" record -q -m 8192 $args --call-graph "$2" -o p.data -- \
 		"$BENCH" "$calls" $deeper > out 2> err || { cat err >&2; echo "0 0 0"; return; }
-	read -r n b <<< "$("$TOP/tests/bench/perf-data-sizes.py" p.data)" || n=0
+	read -r n b <<< "$("$USTACK_TOP/tests/bench/perf-data-sizes.py" p.data)" || n=0
 	echo "$((n ? b / n : 0)) $(sed -n 's/^ns_per_call //p' out) $n"
 	rm -f p.data p.data.old
 }
@@ -91,12 +90,7 @@ for wl in ${BENCH_PERF_WORKLOADS:-cpu-clock deep-clock syscalls}; do
 			printf "%-10s %-9s %9s %9s %7s %12s %8.2fx\n", "", m, n, t, sp, b, (t0 > 0 ? t / t0 : 0) }'
 		eval "B_${wl//-/_}_$m=$b T_${wl//-/_}_$m=$t"
 		[ "$mode" = none ] && continue
-		eval "d=\$(median \$d_$m)"
-		read -r lo hi <<< "$(eval "quartiles \$d_$m")"
-		if [ $((hi - lo)) -gt "${d#-}" ]; then
-			echo "  NOISE: $wl/$mode: per-round cost over none $d ns, its spread $((hi - lo)) ns" >&2
-			noisy=1
-		fi
+		eval "effect_noisy $wl/$mode ns \$d_$m" && noisy=1
 	done
 	eval "bf=\$B_${wl//-/_}_fp bd=\$B_${wl//-/_}_dwarf bx=\$B_${wl//-/_}_fp_defer"
 	eval "tf=\$T_${wl//-/_}_fp td=\$T_${wl//-/_}_dwarf tx=\$T_${wl//-/_}_fp_defer"

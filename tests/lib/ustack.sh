@@ -91,6 +91,19 @@ quartiles() {
 	printf '%s\n' "$@" | sort -n | sed -n "${k}p;$(($# + 1 - k))p" | tr '\n' ' '
 }
 
+# effect_noisy NAME UNIT D...: D are a row's per-round effects (its cost
+# over "none" in the same round). When their spread (quartiles()) is larger
+# than their median, say so on stderr and return 0: the row is noise.
+effect_noisy() {
+	local name=$1 unit=$2 d lo hi
+
+	shift 2
+	d=$(median "$@")
+	read -r lo hi <<< "$(quartiles "$@")"
+	[ $((hi - lo)) -gt "${d#-}" ] || return 1
+	echo "  NOISE: $name: per-round effect $d $unit, its spread $((hi - lo)) $unit" >&2
+}
+
 # first_n N "WORDS": the first N words.
 first_n() { echo "$2" | tr ' ' '\n' | sed -n "1,${1}p" | tr '\n' ' ' | sed 's/ $//'; }
 
