@@ -131,7 +131,7 @@ pid=$!
 wait $pid
 tw $T/tracing_on 0
 check "bad frame pointers: the program ran, a PROT_NONE page mapped" \
-	test "$(cat /tmp/out)" = "ustack-badfp: 5 calls"
+	test "$(cat /tmp/out)" = "ustack-badfp: 6 calls"
 stitched | awk -F'|' -v p="$pid" '$1 == p && $4 ~ /getppid/ { print $5 }' > /tmp/bad
 kind=0
 for name in kernel protnone misaligned below loop; do
@@ -146,6 +146,14 @@ for name in kernel protnone misaligned below loop; do
 		fail "bad frame pointer ($name): the walk stops at once" "'$syms' ($frames)"
 	fi
 done
+# In a system call, the next instruction a "push %rbp": no prologue there.
+frames=$(sed -n 6p /tmp/bad)
+syms=$(first_n 2 "$(symbols "$frames")")
+if [ "$syms" = "ustack_syspush main" ]; then
+	pass "system call before a push %rbp: its caller comes next"
+else
+	fail "system call before a push %rbp: its caller comes next" "'$syms' ($frames)"
+fi
 trace_clear
 
 # The same stack addresses in another file (ustack-remap maps two files

@@ -9,13 +9,18 @@
  *   4 loop       a frame that says it is its own caller, return address
  *                0x1234: one step, then the walk must stop
  * Every walk gets the interrupted address; the loop one 0x1234 too; and
- * none may crash or hang. Prints "ustack-badfp: 5 calls" (and a line
- * saying so when no PROT_NONE page could be mapped).
+ * none may crash or hang. Then one getppid from ustack_syspush, with a
+ * good frame pointer, whose next instruction is "push %rbp": a task in a
+ * system call is in the middle of a function, not at a function's first
+ * instruction, so the walk must give its caller, main, next. Prints
+ * "ustack-badfp: 6 calls" (and a line saying so when no PROT_NONE page
+ * could be mapped).
  */
 #include <stdio.h>
 #include <sys/mman.h>
 
 long ustack_badfp(long kind, long addr);
+long ustack_syspush(void);
 
 /* Frame pointer by kind, then getppid; rbp is restored before returning. */
 asm(".text\n"
@@ -46,6 +51,21 @@ asm(".text\n"
     "	ret\n"
     ".size ustack_badfp, .-ustack_badfp\n");
 
+/* getppid, returning to a "push %rbp" (which the function then undoes) */
+asm(".text\n"
+    ".globl ustack_syspush\n"
+    ".type ustack_syspush, @function\n"
+    "ustack_syspush:\n"
+    "	push %rbp\n"
+    "	mov %rsp, %rbp\n"
+    "	mov $110, %eax\n"
+    "	syscall\n"
+    "	push %rbp\n"
+    "	pop %rbp\n"
+    "	pop %rbp\n"
+    "	ret\n"
+    ".size ustack_syspush, .-ustack_syspush\n");
+
 int main(void)
 {
 	unsigned long here = (unsigned long)&here;
@@ -59,6 +79,7 @@ int main(void)
 		printf("ustack-badfp: no PROT_NONE page above the stack\n");
 	for (kind = 0; kind < 5; kind++)
 		ustack_badfp(kind, (long)page);
-	printf("ustack-badfp: 5 calls\n");
+	ustack_syspush();
+	printf("ustack-badfp: 6 calls\n");
 	return 0;
 }
