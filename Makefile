@@ -106,6 +106,7 @@ perf: kernel-tree
 
 # ---- test programs ----
 progs: $(PROGS)/ustack-sample $(PROGS)/sframe/ustack-sample $(PROGS)/sframe/ustack-bench \
+	$(PROGS)/sframe/ustack-sframe-sysend \
 	$(PROGS)/sframe-mix/ustack-sample \
 	$(PROGS)/ustack-sample32 $(PROGS)/ustack-bench \
 	$(PROGS)/ustack-perf-attr $(PROGS)/libustack-old-kernel.so $(PROGS)/ustack-badfp \
@@ -187,6 +188,10 @@ $(PROGS)/sframe/ustack-sample: $(PROG_SRC)/sample.c $(PROGS)/sframe/libustack-sa
 		-Wl,-rpath,'$$ORIGIN'
 
 $(PROGS)/sframe/ustack-bench: $(PROG_SRC)/bench.c
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(SFRAME_CFLAGS) -fPIE -pie -o $@ $<
+
+$(PROGS)/sframe/ustack-sframe-sysend: $(PROG_SRC)/sframe-sysend.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(SFRAME_CFLAGS) -fPIE -pie -o $@ $<
 

@@ -7,7 +7,8 @@
 # frame, and the stack entry says SFrame found it. The frame-pointer build
 # keeps its frame-pointer stack; an SFrame executable over a frame-pointer
 # library mixes both in one stack. Interrupts over SFrame code, and a
-# uprobe on a function's first instruction, get the exact chain too.
+# uprobe on a function's first instruction, get the exact chain too. A
+# system call at the end of an FDE is looked up there.
 # kernels: normal debug
 # timeout: 300
 . "$(dirname "$0")/../lib/result.sh"
@@ -113,6 +114,34 @@ frames=$(($(stat frames_sframe) - frames0))
 cached=$(($(stat rules_cached) - cached0))
 check "rule cache: $cached of $frames SFrame frames found kept (at least 95%)" \
 	test "$frames" -ge 3000 -a $((100 * cached)) -ge $((95 * frames))
+
+# A system call that is the last instruction its FDE covers: the task in
+# it is looked up at the system call, not in the next FDE (whose first row
+# would give the saved frame pointer as the caller).
+trace_clear
+tw $T/events/syscalls/sys_enter_getppid/enable 1
+tw $T/options/user_stacktrace_deferred 1
+tw $T/tracing_on 1
+"$USTACK_PROGS/sframe/ustack-sframe-sysend" > /tmp/out 2>&1 &
+pid=$!
+wait $pid
+tw $T/tracing_on 0
+n=0
+bad=
+while read -r frames; do
+	syms=$(first_n 2 "$(symbols "$frames")")
+	if [ "$syms" = "ustack_sysend_tail main" ]; then
+		n=$((n + 1))
+	else
+		bad="'$syms' ($frames)"
+	fi
+done < <(stitched | awk -F'|' -v p=$pid '$1 == p && $4 ~ /getppid/ { print $5 }')
+if [ "$(cat /tmp/out)" = "ustack-sframe-sysend: 3 calls" ] && [ "$n" = 3 ]; then
+	pass "system call at the end of an FDE: the caller is main, 3 of 3"
+else
+	fail "system call at the end of an FDE: the caller is main, 3 of 3" \
+		"$n of 3 ($(cat /tmp/out)); $bad"
+fi
 
 trace_clear
 finish
