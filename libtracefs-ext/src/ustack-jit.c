@@ -8,8 +8,8 @@
  * under the sysroot when one is set; it is opened only when it is a regular
  * file (/tmp is everyone's). Anyone can write one, so its reading is
  * bounded: a line of more than 4096 bytes, its newline included, is
- * skipped, and reading stops after 2^21 functions or 256 MiB (what was
- * read until then is used).
+ * skipped, and reading stops after 2^21 functions or 256 MiB of the file,
+ * NUL bytes included (what was read until then is used).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -70,23 +70,30 @@ static bool ustack_jit_parse(char *line, struct ustack_jit_sym *s)
 }
 
 /*
- * The next line of @in into @line (USTACK_PERFMAP_MAX_LINE + 1 bytes), its
- * length added to @*bytes; a longer line is read to its end and given as
- * an empty one. Return false at the end of the file.
+ * The next line of @in (a regular file) into @line (USTACK_PERFMAP_MAX_LINE
+ * + 1 bytes); @*bytes is how far into the file reading got. A longer line
+ * is read to its end, or to the bound, and given as an empty one. Bytes are
+ * counted by the file position, not by the string: a file of NUL bytes
+ * (a sparse one costs its writer nothing) counts too. Return false at the
+ * end of the file or on a read error.
  */
 static bool ustack_perfmap_line(FILE *in, char *line, unsigned long long *bytes)
 {
-	size_t len;
+	off_t pos;
+	size_t n;
 	int c;
 
 	if (!fgets(line, USTACK_PERFMAP_MAX_LINE + 1, in))
 		return false;
-	len = strlen(line);
-	*bytes += len;
-	if (len < USTACK_PERFMAP_MAX_LINE || line[len - 1] == '\n')
+	pos = ftello(in);
+	if (pos < 0 || (unsigned long long)pos < *bytes)
+		return false;
+	n = pos - *bytes;
+	*bytes = pos;
+	if (n < USTACK_PERFMAP_MAX_LINE || line[USTACK_PERFMAP_MAX_LINE - 1] == '\n')
 		return true;
-	/* too long: its rest goes unread into nothing */
-	while ((c = getc(in)) != EOF) {
+	/* too long: its rest goes unread into nothing, within the bound */
+	while (*bytes < USTACK_PERFMAP_MAX_BYTES && (c = getc(in)) != EOF) {
 		++*bytes;
 		if (c == '\n')
 			break;

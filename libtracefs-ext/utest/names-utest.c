@@ -6,6 +6,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,6 +258,46 @@ out:
 	free(map);
 }
 
+/*
+ * A map with 300 MiB of NUL bytes after its first line (a sparse file, a
+ * line with no newline that strlen() sees as empty): reading stops at 256
+ * MiB of the file, so the line after them is not read.
+ */
+static void test_jit_nul_bytes(void)
+{
+	static const char first[] = "7f0000001000 10 first\n";
+	static const char past[] = "\n7f0000002000 10 past\n";
+	const off_t hole = 300LL << 20;
+	char root[PATH_MAX], tmp[PATH_MAX], path[PATH_MAX];
+	struct ustack_symbolizer *sym = NULL;
+	struct ustack_symbol s;
+	bool written;
+	int fd;
+
+	if (!UT_CHECK(utest_dir("jit-nul", root, sizeof(root)) &&
+		      utest_pathf(tmp, sizeof(tmp), "%s/tmp", root) && utest_make_dirs(tmp) &&
+		      utest_pathf(path, sizeof(path), "%s/perf-4247.map", tmp), "dirs"))
+		return;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	written = fd >= 0 && write(fd, first, strlen(first)) == (ssize_t)strlen(first) &&
+		  pwrite(fd, past, strlen(past), hole) == (ssize_t)strlen(past);
+	if (fd >= 0)
+		close(fd);
+	if (!UT_CHECK(written, "write %s", path))
+		goto out;
+	sym = utest_symbolizer(fx.empty_dir);
+	if (!sym || !UT_CHECK(!ustack_symbolizer_set_sysroot(sym, root), "set_sysroot"))
+		goto out;
+	if (UT_CHECK(!ustack_symbolizer_lookup_addr(sym, 4247, 0x7f0000001004, 0, &s) &&
+		     s.resolved, "the first line lost"))
+		UT_CHECK_STR(s.name, "first");
+	UT_CHECK(!ustack_symbolizer_lookup_addr(sym, 4247, 0x7f0000002004, 0, &s) && !s.resolved,
+		 "a line past 256 MiB of NUL bytes read");
+out:
+	ustack_symbolizer_free(sym);
+	unlink(path);
+}
+
 /* This process's vDSO: its build-id and the offset of __vdso_clock_gettime. */
 #define ut_ehdr		ElfW(Ehdr)
 
@@ -400,6 +441,7 @@ void utest_names_register(void)
 	CU_add_test(suite, "sysroot", test_sysroot);
 	CU_add_test(suite, "jit", test_jit);
 	CU_add_test(suite, "jit_bounds", test_jit_bounds);
+	CU_add_test(suite, "jit_nul_bytes", test_jit_nul_bytes);
 	CU_add_test(suite, "vdso", test_vdso);
 	CU_add_test(suite, "vdso_sysroot", test_vdso_sysroot);
 	CU_add_test(suite, "not_loadable", test_not_loadable);
