@@ -19,7 +19,8 @@ gp_head() {
 	printf 'set key top left\nset grid\n'
 }
 for csv in "$dir"/ftrace-*.csv; do
-	[ -r "$csv" ] || continue
+	# the medians; the rounds' files (ftrace-*-rounds.csv) have no stack columns
+	[ -r "$csv" ] && [[ "$csv" != *-rounds.csv ]] || continue
 	label=$(basename "$csv" .csv)
 	label=${label#ftrace-}
 	for mode in inplace deferred; do	# epe 1 4 16: the rows with a number
