@@ -118,14 +118,7 @@ check "rule cache: $cached of $frames SFrame frames found kept (at least 95%)" \
 # A system call that is the last instruction its FDE covers: the task in
 # it is looked up at the system call, not in the next FDE (whose first row
 # would give the saved frame pointer as the caller).
-trace_clear
-tw $T/events/syscalls/sys_enter_getppid/enable 1
-tw $T/options/user_stacktrace_deferred 1
-tw $T/tracing_on 1
-"$USTACK_PROGS/sframe/ustack-sframe-sysend" > /tmp/out 2>&1 &
-pid=$!
-wait $pid
-tw $T/tracing_on 0
+getppid_traced /tmp/out "$USTACK_PROGS/sframe/ustack-sframe-sysend"
 n=0
 bad=
 while read -r frames; do

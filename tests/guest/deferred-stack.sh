@@ -122,14 +122,7 @@ fi
 # below the stack pointer, and a frame that is its own caller. Each walk
 # stops with the interrupted address (the loop one after one step, at its
 # return address 0x1234), and the kernel neither crashes nor hangs.
-trace_clear
-tw $T/events/syscalls/sys_enter_getppid/enable 1
-tw $T/options/user_stacktrace_deferred 1
-tw $T/tracing_on 1
-"$USTACK_PROGS/ustack-badfp" > /tmp/out 2>&1 &
-pid=$!
-wait $pid
-tw $T/tracing_on 0
+getppid_traced /tmp/out "$USTACK_PROGS/ustack-badfp"
 check "bad frame pointers: the program ran, a PROT_NONE page mapped" \
 	test "$(cat /tmp/out)" = "ustack-badfp: 6 calls"
 stitched | awk -F'|' -v p="$pid" '$1 == p && $4 ~ /getppid/ { print $5 }' > /tmp/bad
