@@ -70,35 +70,32 @@ static bool ustack_jit_parse(char *line, struct ustack_jit_sym *s)
 }
 
 /*
- * The next line of @in (a regular file) into @line (USTACK_PERFMAP_MAX_LINE
- * + 1 bytes); @*bytes is how far into the file reading got. A longer line
- * is read to its end, or to the bound, and given as an empty one. Bytes are
- * counted by the file position, not by the string: a file of NUL bytes
- * (a sparse one costs its writer nothing) counts too. Return false at the
- * end of the file or on a read error.
+ * The next line of @in into @line (USTACK_PERFMAP_MAX_LINE + 1 bytes),
+ * @*bytes counting every byte read, NUL bytes too (a file of them, sparse,
+ * costs its writer nothing), and reading no byte past the bound. A line
+ * longer than USTACK_PERFMAP_MAX_LINE, its newline included, or one the
+ * bound cuts, is given as an empty one. Byte by byte from the stdio
+ * buffer: no system call per line. Return false when nothing was read.
  */
 static bool ustack_perfmap_line(FILE *in, char *line, unsigned long long *bytes)
 {
-	off_t pos;
-	size_t n;
-	int c;
+	size_t len = 0;
+	int c = EOF;
 
-	if (!fgets(line, USTACK_PERFMAP_MAX_LINE + 1, in))
-		return false;
-	pos = ftello(in);
-	if (pos < 0 || (unsigned long long)pos < *bytes)
-		return false;
-	n = pos - *bytes;
-	*bytes = pos;
-	if (n < USTACK_PERFMAP_MAX_LINE || line[USTACK_PERFMAP_MAX_LINE - 1] == '\n')
-		return true;
-	/* too long: its rest goes unread into nothing, within the bound */
-	while (*bytes < USTACK_PERFMAP_MAX_BYTES && (c = getc(in)) != EOF) {
+	while (*bytes < USTACK_PERFMAP_MAX_BYTES && (c = getc_unlocked(in)) != EOF) {
 		++*bytes;
+		if (len < USTACK_PERFMAP_MAX_LINE)
+			line[len] = c;
+		len++;
 		if (c == '\n')
 			break;
 	}
-	line[0] = '\0';
+	if (!len)
+		return false;
+	/* too long, or cut by the bound before its end */
+	if (len > USTACK_PERFMAP_MAX_LINE || (c != '\n' && c != EOF))
+		len = 0;
+	line[len] = '\0';
 	return true;
 }
 
