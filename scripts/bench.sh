@@ -61,10 +61,13 @@ part profile profile "${BENCH_PROFILE_CALLS:-20000}"
 # about 2x apart, with one vCPU as with two: the host's, not the guest's.
 part ftrace-wall ftrace wall "${BENCH_WALL_ROUNDS:-7}" 20000
 part compare "$top/tests/bench/compare.sh" "$out/ftrace-icount.csv" "$out/ftrace-wall.csv"
-# trace-cmd report with the plugin against without it, timed on the host
-# (the traces are recorded in a guest of its own).
-part report "$top/tests/bench/report-plugin.sh"
-# libkshark loading a trace with the KernelShark plugin against without it.
+# trace-cmd report with the plugin against without it, measured on the host
+# (the traces are recorded in a guest of its own): instructions under
+# valgrind, which repeat exactly, and CPU time with its spread
+# (tests/bench/host-measure.sh); the rows also go to report.csv.
+BENCH_OUT=$out part report "$top/tests/bench/report-plugin.sh"
+# libkshark loading a trace with the KernelShark plugin against without it,
+# measured the same two ways.
 part kshark "$top/tests/bench/kshark-load.sh" "${BENCH_KSHARK_RUNS:-5}"
 part plot "$top/tests/bench/plot.sh" "$out"
 # perf record --call-graph fp, dwarf and fp,defer, side by side in one

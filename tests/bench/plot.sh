@@ -4,8 +4,8 @@
 #   cost-LABEL.png   user stack cost (ns per call over "none") against
 #                    events per kernel entry, in-place and deferred
 #   bytes-LABEL.png  ring-buffer bytes per call, the same axes
-#   report.png       trace-cmd report's seconds against the trace's records,
-#                    with and without the plugin (from report.txt)
+#   report.png       trace-cmd report's CPU seconds against the trace's
+#                    records, with and without the plugin (from report.csv)
 #
 #   plot.sh DIR      (DIR: build/bench, with ftrace-LABEL.csv files)
 set -u
@@ -42,14 +42,14 @@ for csv in "$dir"/ftrace-*.csv; do
 	rm -f "$dir/.$label-"*.dat
 done
 
-# report.txt's table rows: "rCALLS RECORDS MODE... SECONDS PEAK TIME MEM ADDED"
-if [ -r "$dir/report.txt" ]; then
-	awk '$1 ~ /^r[0-9]+$/ {
-		mode = $3 == "without" ? "without" : ($0 ~ /ustack_nosym/ ? "nosym" : "with")
-		print $2, $(NF - 4) > (dir "/.report-" mode ".dat") }' dir="$dir" "$dir/report.txt"
+# report.csv's CPU-time rows of the traces with stacks (trace rN): records,
+# seconds
+if [ -r "$dir/report.csv" ]; then
+	awk -F, '$1 ~ /^r[0-9]+$/ && $4 == "cpu_ms" {
+		print $2, $5 / 1000 > (dir "/.report-" $3 ".dat") }' dir="$dir" "$dir/report.csv"
 	if [ -s "$dir/.report-without.dat" ]; then
 		{ gp_head "$dir/report.png" "trace-cmd report, output to /dev/null (host)" \
-			"records in the trace" "seconds"; cat; } <<-PLOT | gnuplot || exit 1
+			"records in the trace" "CPU seconds (median)"; cat; } <<-PLOT | gnuplot || exit 1
 			set xrange [0:*]
 			set yrange [0:*]
 			plot "$dir/.report-without.dat" using 1:2 with linespoints title "without the plugin", \
