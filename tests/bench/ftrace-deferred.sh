@@ -245,19 +245,28 @@ if [ -x "$SF_BENCH" ] && [ -x "$EH_BENCH" ] && [ -d $T/user_unwind_tables ]; the
 	done
 	BENCH=$FP_BENCH
 	echo
-	echo "SFrame walk against frame-pointer walk, 1 event per entry (goal: <= 2x per frame):"
-	awk -v bf="$(median $bs_fp)" -v tf="$(median $ts_fp)" -v ff="$f_fp" \
-	    -v bs="$(median $bs_sf)" -v ts="$(median $ts_sf)" -v fs="$f_sf" \
-	    -v bt="$(median $bs_tab)" -v tt="$(median $ts_tab)" -v ft="$f_tab" 'BEGIN {
-		printf "  fp:     %d frames, %d bytes, %d ns per entry, %.0f ns per frame\n", ff, bf, tf, ff ? tf / ff : 0
-		printf "  sframe: %d frames, %d bytes, %d ns per entry, %.0f ns per frame\n", fs, bs, ts, fs ? ts / fs : 0
-		printf "  tables: %d frames, %d bytes, %d ns per entry, %.0f ns per frame\n", ft, bt, tt, ft ? tt / ft : 0
+	echo "SFrame walk against frame-pointer walk, 1 event per entry (goal: <= 2x per frame),"
+	echo "ns per entry: median of the rounds' cost over \"none\", spread = q3 - q1:"
+	for kind in fp sf tab; do
+		eval "set -- \$ts_$kind"
+		read -r lo hi <<< "$(quartiles "$@")"
+		eval "sp_$kind=$((hi - lo)) q_$kind=\"$lo,$hi\""
+	done
+	awk -v bf="$(median $bs_fp)" -v tf="$(median $ts_fp)" -v ff="$f_fp" -v sf="$sp_fp" \
+	    -v bs="$(median $bs_sf)" -v ts="$(median $ts_sf)" -v fs="$f_sf" -v ss="$sp_sf" \
+	    -v bt="$(median $bs_tab)" -v tt="$(median $ts_tab)" -v ft="$f_tab" -v st="$sp_tab" 'BEGIN {
+		f = "  %-7s %d frames, %d bytes, %d ns per entry (spread %d), %.0f ns per frame\n"
+		printf f, "fp:", ff, bf, tf, sf, ff ? tf / ff : 0
+		printf f, "sframe:", fs, bs, ts, ss, fs ? ts / fs : 0
+		printf f, "tables:", ft, bt, tt, st, ft ? tt / ft : 0
 		if (ff && fs && tf > 0)
 			printf "  sframe/fp per entry: %.2fx; per frame (whole entry cost / frames): %.2fx\n", ts / tf, (ts / fs) / (tf / ff)
 		if (ff && ft && tf > 0)
 			printf "  tables/fp per entry: %.2fx; per frame (whole entry cost / frames): %.2fx\n", tt / tf, (tt / ft) / (tf / ff) }'
 	for kind in fp sf tab; do
-		eval "echo \"$LABEL,walk,\$f_$kind,$kind,\$(median \$bs_$kind),\$(median \$ts_$kind),,,,\"" >> "$CSV"
+		# the rounds' costs are the effects: noise when they spread more
+		eval "effect_noisy walk/$kind ns \$ts_$kind" && noisy=1
+		eval "echo \"$LABEL,walk,\$f_$kind,$kind,\$(median \$bs_$kind),\$(median \$ts_$kind),\$q_$kind,,\"" >> "$CSV"
 	done
 fi
 echo > $T/kprobe_events

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # make bench's plots (tests/bench/plot.sh) from made-up results: a cost and
-# a bytes plot per clock from ftrace-LABEL.csv, while the rounds' files
+# a bytes plot per clock from ftrace-LABEL.csv, the report plot from
+# report.csv's CPU-time rows, while the rounds' files
 # next to them (ftrace-LABEL-rounds.csv, no stack columns) are no plot of
 # their own (gnuplot failed on them: "all points y value undefined").
 . "$(dirname "$0")/../lib/result.sh"
@@ -31,6 +32,19 @@ trap 'rm -rf "$dir"' EXIT
 	done
 } > "$dir/ftrace-icount-rounds.csv"
 
+# report-plugin.sh's rows: instructions, and CPU time of the traces
+# without stacks (not plotted) and with stacks
+{
+	echo "trace,records,mode,measure,value,ratio,ratio_q1,ratio_q3,peak_kb"
+	echo "nostacks,100000,without,insn,1314829849,,,,"
+	echo "nostacks,1000000,with,cpu_ms,2210,1.0100,1.0000,1.0200,27688"
+	for n in 750203 1500203; do
+		echo "r$n,$n,without,cpu_ms,$((n / 400)),1.0000,1.0000,1.0000,40000"
+		echo "r$n,$n,with,cpu_ms,$((n / 330)),1.2100,1.2000,1.2200,70000"
+		echo "r$n,$n,nosym,cpu_ms,$((n / 340)),1.1800,1.1700,1.1900,69000"
+	done
+} > "$dir/report.csv"
+
 if "$(dirname "$0")/../bench/plot.sh" "$dir" > "$dir/out" 2>&1; then
 	pass "plot.sh with a rounds file next to the results: exit 0"
 else
@@ -39,5 +53,7 @@ fi
 check "cost and bytes plots of the icount results" \
 	test -s "$dir/cost-icount.png" -a -s "$dir/bytes-icount.png"
 check "no plot of the rounds file" test ! -e "$dir/cost-icount-rounds.png"
+check "report plot from report.csv" test -s "$dir/report.png"
+check "no data files left" test -z "$(ls -A "$dir" | grep '^\.')"
 check "no gnuplot warnings ($(grep -c -i warning "$dir/out"))" test "$(grep -c -i warning "$dir/out")" = 0
 finish
