@@ -8,7 +8,8 @@
  *   the map    the rest, as it is
  *
  * Besides the four addresses, the start, the start + 1 and the last byte of
- * the first 32 lines that read as "START SIZE" are looked up. Every result is
+ * 32 lines that read as "START SIZE" are looked up, taken evenly over all
+ * such lines, the first and the last included. Every result is
  * formatted; a resolved one must have a name, the map as its file and path,
  * and a return address X must resolve as X - 1 does, one byte further into
  * the same function.
@@ -104,21 +105,44 @@ static void fz_lookup_both(struct ustack_symbolizer *sym, unsigned long long add
 		abort();
 }
 
-/* The starts and sizes of the first lines that have them, by the input's own reading. */
+/* Read the line at @i into @line; returns the index after it. */
+static size_t fz_line(const uint8_t *data, size_t size, size_t i, char *line, size_t room)
+{
+	size_t k;
+
+	for (k = 0; i < size && data[i] != '\n'; i++)
+		if (k < room - 1)
+			line[k++] = data[i];
+	line[k] = '\0';
+	return i + 1;
+}
+
+/*
+ * The starts and sizes of FZ_LINES lines that have them, by the input's own
+ * reading, taken evenly over all such lines: every @step-th, the first and
+ * the last of them included.
+ */
 static size_t fz_lines(const uint8_t *data, size_t size, unsigned long long *start,
 		       unsigned long long *len)
 {
+	unsigned long long a, b;
+	size_t n = 0, total = 0, step, seen = 0, i;
 	char line[128];
-	size_t n = 0, i = 0, k;
 
-	while (i < size && n < FZ_LINES) {
-		for (k = 0; i < size && data[i] != '\n'; i++)
-			if (k < sizeof(line) - 1)
-				line[k++] = data[i];
-		line[k] = '\0';
-		i++;
-		if (sscanf(line, "%llx %llx", &start[n], &len[n]) == 2)
-			n++;
+	for (i = 0; i < size; ) {
+		i = fz_line(data, size, i, line, sizeof(line));
+		if (sscanf(line, "%llx %llx", &a, &b) == 2)
+			total++;
+	}
+	step = total > FZ_LINES ? (total + FZ_LINES - 2) / (FZ_LINES - 1) : 1;
+	for (i = 0; i < size && n < FZ_LINES; ) {
+		i = fz_line(data, size, i, line, sizeof(line));
+		if (sscanf(line, "%llx %llx", &a, &b) != 2)
+			continue;
+		if (seen++ % step && seen != total)
+			continue;
+		start[n] = a;
+		len[n++] = b;
 	}
 	return n;
 }
