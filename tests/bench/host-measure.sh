@@ -16,28 +16,32 @@
 
 # hm_insn [VAR=VALUE...] CMD [ARG...]: the instructions CMD executes (the
 # process itself, not its children), on stdout; its output is thrown away.
-# Returns 1 when valgrind gave no count.
+# Returns 1 when CMD failed or valgrind gave no count.
 hm_insn() {
-	local vars=() log n
+	local vars=() log n rc
 
 	while [[ "${1:-}" == *=* ]]; do vars+=("$1"); shift; done
 	log=$(mktemp)
 	env "${vars[@]}" valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
 		--log-file="$log" "$@" > /dev/null 2>&1
+	rc=$?
 	n=$(sed -n 's/^==[0-9]*== I *refs: *//p' "$log" | tr -d ,)
 	rm -f "$log"
-	[ -n "$n" ] || return 1
+	[ "$rc" = 0 ] && [ -n "$n" ] || return 1
 	echo "$n"
 }
 
 # hm_cpu [VAR=VALUE...] CMD [ARG...]: "cpu-ms peak-rss-kb" of one run of CMD
-# (user + system), its output thrown away.
+# (user + system), its output thrown away. Returns 1 when CMD failed.
 hm_cpu() {
-	local vars=()
+	local vars=() line
 
 	while [[ "${1:-}" == *=* ]]; do vars+=("$1"); shift; done
-	env "${vars[@]}" /usr/bin/time -f 'HMTIME %U %S %M' "$@" 2>&1 >/dev/null |
-		awk '$1 == "HMTIME" { printf "%d %d\n", ($2 + $3) * 1000 + 0.5, $4 }' | tail -n 1
+	line=$(env "${vars[@]}" /usr/bin/time -f 'HMTIME %x %U %S %M' "$@" 2>&1 >/dev/null |
+		awk '$1 == "HMTIME" && $2 == 0 { printf "%d %d\n", ($3 + $4) * 1000 + 0.5, $5 }' |
+		tail -n 1)
+	[ -n "$line" ] || return 1
+	echo "$line"
 }
 
 # hm_rows FILE: FILE has a line "ROUND MODE CPU-MS PEAK-KB" per run, the

@@ -80,6 +80,7 @@ for i in $(seq 1 "$RUNS"); do
 		KSHARK_BENCH_NOINFO=1 KSHARK_BENCH_STITCH=1 /usr/bin/time -f 'RSS %M' \
 			$(bench $mode) "$dir/r$REPEAT.dat" 2>"$dir/err" | tail -n 1 >"$dir/line"
 		read -r _ entries _ cpu stitch <"$dir/line"
+		[ -n "${stitch:-}" ] || { echo "kshark: kshark-load-bench failed: $(tail -n 2 "$dir/err")" >&2; exit 1; }
 		rss=$(awk '/^RSS/ { print $2 }' "$dir/err")
 		echo "$i $mode $cpu $rss" >> "$dir/load"
 		echo "$i $mode $(awk -v a="$cpu" -v b="$stitch" 'BEGIN { print a + b }') $rss" >> "$dir/all"

@@ -146,13 +146,15 @@ cpu_head() {
 # mode, the first the baseline. The added KB of "with" in ADDED_NAME, the
 # ratio of instructions there in INSN_NAME.
 cpu_rows() {
-	local name=$1 f=$2 rounds=$3 recs i mode c r lo hi m m0='' ri
+	local name=$1 f=$2 rounds=$3 recs i mode c r lo hi m m0='' ri line
 	shift 3
 	recs=$(records "$f")
 	: > "$work/rounds"
 	for i in $(seq 1 "$rounds"); do
 		for mode in "$@"; do
-			echo "$i $mode $(report cpu "$mode" "$f")" >> "$work/rounds"
+			line=$(report cpu "$mode" "$f") ||
+				{ echo "$name, $mode: trace-cmd report failed" >&2; return 1; }
+			echo "$i $mode $line" >> "$work/rounds"
 		done
 	done
 	while read -r mode c r lo hi m; do
@@ -173,6 +175,7 @@ cpu_rows() {
 				printf "  the measures disagree: CPU time %.3fx, instructions %.3fx\n", r, i }'
 		fi
 	done < <(hm_rows "$work/rounds")
+	return 0
 }
 
 # goal TEXT A MAX [NOTE]: one line saying whether the ratio A is at most MAX
@@ -204,7 +207,7 @@ nostacks() {
 	insn_head
 	insn_fit nostacks "$work/ns1.dat" nostacks "$work/ns2.dat" without with || return 1
 	cpu_head "$runs"
-	cpu_rows nostacks "$work/ns.dat" "$runs" without with
+	cpu_rows nostacks "$work/ns.dat" "$runs" without with || return 1
 	# shellcheck disable=SC2154 # set by cpu_rows
 	goal "no stacks, $RECS_nostacks records: instructions with the plugin against without" \
 		"$INSN_nostacks" 1.02 "CPU time $(awk -v c="$CPU_nostacks" 'BEGIN { printf "%.3fx", c }')"
@@ -230,7 +233,7 @@ insn_fit "r$SHORT" "$res/r$SHORT.dat" "r$((2 * SHORT))" "$res/r$((2 * SHORT)).da
 cpu_head "$RUNS"
 for n in $CALLS $((2 * CALLS)); do
 	f=$res/r$n.dat
-	cpu_rows "r$n" "$f" "$RUNS" without with nosym
+	cpu_rows "r$n" "$f" "$RUNS" without with nosym || exit 1
 	# what the read-ahead held: its bound, not the trace length; and that
 	# the plugin did give stacks (else the figures above measure nothing)
 	st=$(TRACEEVENT_PLUGIN_DIR=$PLUGIN_DIR trace-cmd report -O ustack_stats -i "$f" 2>&1 >/dev/null |

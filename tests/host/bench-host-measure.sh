@@ -54,6 +54,11 @@ fi
 read -r ms kb <<< "$(hm_cpu awk 'BEGIN { for (i = 0; i < 2000000; i++) s += i }')"
 check "hm_cpu: CPU ms and peak KB of a run ($ms ms, $kb KB)" \
 	test -n "$kb" -a "${ms:-x}" -ge 0 -a "${kb:-0}" -gt 0
+if out=$(hm_cpu sh -c 'exit 3'); then
+	fail "hm_cpu: a command that fails" "measured: $out"
+else
+	pass "hm_cpu: a command that fails is not measured"
+fi
 
 if ! command -v valgrind > /dev/null; then
 	skip "hm_insn" "no valgrind (scripts/deps.sh installs it)"
@@ -68,6 +73,11 @@ check "hm_insn: a longer loop counts more ($c)" test "${c:-0}" -gt "${a:-0}"
 d=$(hm_insn HM_X=42 sh -c 'echo "$HM_X" > "$0"' "$work/env")
 check "hm_insn: VAR=VALUE goes to the command's environment ($d, $(cat "$work/env"))" \
 	test -n "$d" -a "$(cat "$work/env")" = 42
+if out=$(hm_insn sh -c 'exit 3'); then
+	fail "hm_insn: a command that fails" "counted: $out"
+else
+	pass "hm_insn: a command that fails is not counted"
+fi
 check "hm_insn: no count for a command that is not there" \
 	sh -c '! (. "$1"; hm_insn /nonexistent/command)' sh "$(dirname "$0")/../bench/host-measure.sh"
 finish
