@@ -22,7 +22,8 @@
 # CPU's entries do not say it already).
 #
 # Instructions are counted on short traces, REPORT_BENCH_CALLS / 10 calls
-# (default 25000): the goals are judged on them. CPU time and memory are
+# (default 25000) and twice that; the line through the two counts gives the
+# ratio at the lengths below, and the goals are judged on it. CPU time and memory are
 # measured on REPORT_BENCH_CALLS calls (default 250000) and twice that, in
 # REPORT_BENCH_RUNS rounds (default 5; 7 for the trace without stacks), and
 # a row whose ratio spreads more than its effect (or more than 0.02) is
@@ -111,7 +112,7 @@ insn_fit() {
 			printf '%-10s %9s  %-32s %8.1f %12.1f %11.1f\n' "$name" "$recs" "$(label "$mode")" \
 				"$(awk -v n="$n" 'BEGIN { print n / 1e6 }')" \
 				"$(awk -v f="${fit% *}" 'BEGIN { print f / 1e6 }')" "${fit#* }"
-			[ -z "$csv" ] || echo "$name,$recs,$mode,insn,$n,,,,"  >> "$csv"
+			[ -z "$csv" ] || echo "$name,$recs,$mode,insn,$n,,,," >> "$csv"
 		done
 	done
 }
