@@ -81,3 +81,24 @@ hm_noisy() {
 		exit !(hi - lo > (e > 0.02 ? e : 0.02))
 	}'
 }
+
+# hm_say_noise NAME RATIO Q1 Q3: the line that reports a row as noise
+hm_say_noise() {
+	awk -v t="$1" -v r="$2" -v lo="$3" -v hi="$4" 'BEGIN {
+		printf "  NOISE: %s: ratio %.3fx, its spread %.3f (q1 %.3f, q3 %.3f)\n", t, r, hi - lo, lo, hi }'
+}
+
+# hm_line N1 I1 N2 I2: the line through two counts, I1 at length N1 and I2
+# at N2: "FIXED PER-UNIT" (I = FIXED + PER-UNIT x N)
+hm_line() {
+	awk -v x="$1" -v a="$2" -v y="$3" -v b="$4" 'BEGIN {
+		p = (b - a) / (y - x); printf "%.0f %.2f\n", a - p * x, p }'
+}
+
+# hm_at LINE BASE-LINE N: the ratio of LINE to BASE-LINE (each "FIXED
+# PER-UNIT", from hm_line) at length N, to 3 decimals
+hm_at() {
+	awk -v m="$1" -v w="$2" -v n="$3" 'BEGIN {
+		split(m, a, " "); split(w, b, " ")
+		printf "%.3f\n", (a[1] + a[2] * n) / (b[1] + b[2] * n) }'
+}

@@ -61,15 +61,17 @@ for mode in without with; do
 	for r in $((REPEAT / 10)) $((REPEAT / 5)); do
 		insn $mode "$dir/r$r.dat" || { echo "kshark: valgrind gave no count" >&2; exit 1; }
 	done > "$dir/insn.$mode"
-	awk -v n1=$((REPEAT)) -v n2=$((REPEAT * 2)) 'NR == 1 { l1 = $1; a1 = $2 } NR == 2 {
-		pl = ($1 - l1) / (n2 - n1); pa = ($2 - a1) / (n2 - n1)
-		printf "%.0f %.2f %.0f %.2f\n", l1 - pl * n1, pl, a1 - pa * n1, pa }' \
-		"$dir/insn.$mode" > "$dir/fit.$mode"
+	{ read -r l1 a1 && read -r l2 a2; } < "$dir/insn.$mode"
+	echo "$(hm_line "$REPEAT" "$l1" $((REPEAT * 2)) "$l2") $(hm_line "$REPEAT" "$a1" \
+		$((REPEAT * 2)) "$a2")" > "$dir/fit.$mode"
 done
 # insn_ratio COLUMN RECORDS: with against without at RECORDS (COLUMN 1: load, 3: all)
 insn_ratio() {
-	paste -d' ' "$dir/fit.with" "$dir/fit.without" | awk -v k="$1" -v n="$2" '{
-		printf "%.3f", ($k + $(k + 1) * n) / ($(k + 4) + $(k + 5) * n) }'
+	local w p
+
+	w=$(cut -d' ' -f"$1,$(($1 + 1))" "$dir/fit.without")
+	p=$(cut -d' ' -f"$1,$(($1 + 1))" "$dir/fit.with")
+	hm_at "$p" "$w" "$2"
 }
 
 # the rounds: "ROUND MODE LOAD-CPU-MS PEAK-KB" into load, the same with the
@@ -120,8 +122,7 @@ while read -r mode lc lr llo lhi rss && read -r _ ac ar alo ahi _ <&3; do
 		if [ $what = load ]; then set -- "$lr" "$llo" "$lhi"; else set -- "$ar" "$alo" "$ahi"; fi
 		hm_noisy "$@" || continue
 		noisy=1
-		awk -v w=$what -v r="$1" -v lo="$2" -v hi="$3" 'BEGIN {
-			printf "  NOISE: %s: ratio %.3fx, its spread %.3f (q1 %.3f, q3 %.3f)\n", w, r, hi - lo, lo, hi }'
+		hm_say_noise "$what" "$@"
 	done
 done < "$dir/load.rows" 3< "$dir/all.rows"
 awk -v r="$(insn_ratio 1 "$entries")" -v n="$entries" 'BEGIN {

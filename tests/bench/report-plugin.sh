@@ -103,8 +103,7 @@ insn_fit() {
 	for mode in "$@"; do
 		i1=$(report insn "$mode" "$f1") && i2=$(report insn "$mode" "$f2") ||
 			{ echo "$n1, $mode: valgrind gave no count" >&2; return 1; }
-		fit=$(awk -v a="$i1" -v b="$i2" -v x="$r1" -v y="$r2" \
-			'BEGIN { p = (b - a) / (y - x); printf "%.0f %.2f", a - p * x, p }')
+		fit=$(hm_line "$r1" "$i1" "$r2" "$i2")
 		eval "FIT_$mode=\$fit"
 		set -- "$n1 $r1 $i1" "$n2 $r2 $i2"
 		for row in "$@"; do
@@ -124,9 +123,7 @@ insn_ratio() {
 
 	eval "fm=\${FIT_$1:-} fw=\${FIT_without:-}"
 	[ -n "$fm" ] && [ -n "$fw" ] || return 0
-	awk -v m="$fm" -v w="$fw" -v n="$2" 'BEGIN {
-		split(m, a, " "); split(w, b, " ")
-		printf "%.3f", (a[1] + a[2] * n) / (b[1] + b[2] * n) }'
+	hm_at "$fm" "$fw" "$2"
 }
 
 insn_head() {
@@ -168,8 +165,7 @@ cpu_rows() {
 		[ "$mode" = with ] && eval "ADDED_$name=$((m - m0)) INSN_$name=$ri RECS_$name=$recs CPU_$name=$r"
 		[ "$mode" = without ] && continue
 		if hm_noisy "$r" "$lo" "$hi"; then
-			awk -v t="$name, $(label "$mode")" -v r="$r" -v lo="$lo" -v hi="$hi" 'BEGIN {
-				printf "  NOISE: %s: ratio %.3fx, its spread %.3f (q1 %.3f, q3 %.3f)\n", t, r, hi - lo, lo, hi }'
+			hm_say_noise "$name, $(label "$mode")" "$r" "$lo" "$hi"
 			noisy=1
 		elif [ -n "$ri" ] && awk -v a="$r" -v b="$ri" 'BEGIN { exit !(a - b > 0.1 || b - a > 0.1) }'; then
 			awk -v r="$r" -v i="$ri" 'BEGIN {

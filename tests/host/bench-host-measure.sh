@@ -51,6 +51,15 @@ else
 	pass "ratio 1.0, spread 0.01: a figure (no effect, measured closely)"
 fi
 
+# counts at two lengths: 1000 + 5 per unit and 2000 + 6 per unit
+check "hm_line: fixed and per unit ($(hm_line 100 1500 300 2500))" \
+	test "$(hm_line 100 1500 300 2500)" = "1000 5.00"
+check "hm_at: the ratio of two lines at a length ($(hm_at "2000 6" "1000 5" 1000))" \
+	test "$(hm_at "2000 6" "1000 5" 1000)" = 1.333
+check "hm_say_noise: the row, its ratio and spread" \
+	test "$(hm_say_noise "r1, with" 1.2 1.0 1.25)" = \
+	"  NOISE: r1, with: ratio 1.200x, its spread 0.250 (q1 1.000, q3 1.250)"
+
 read -r ms kb <<< "$(hm_cpu awk 'BEGIN { for (i = 0; i < 2000000; i++) s += i }')"
 check "hm_cpu: CPU ms and peak KB of a run ($ms ms, $kb KB)" \
 	test -n "$kb" -a "${ms:-x}" -ge 0 -a "${kb:-0}" -gt 0
