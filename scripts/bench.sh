@@ -35,27 +35,14 @@ ftrace() {	# LABEL ROUNDS CALLS [ICOUNT]
 	return $rc
 }
 
-# profile: where eq8's instructions go, per kernel function, counted per
-# translation block by a QEMU plugin (tests/bench/insn-profile.c, TCG only).
-profile() {	# CALLS
-	local snaps=$out/profile-snap map=$top/build/kernel/System.map trig rc
-
-	trig=$(awk '$3 == "__x64_sys_getpgid" { print $1 }' "$map")
-	[ -n "$trig" ] || { echo "profile: no __x64_sys_getpgid in $map"; return 1; }
-	rm -rf "$snaps"
-	mkdir -p "$snaps"
-	USTACK_KVM=no USTACK_QEMU_ARGS="-plugin $top/build/tools/insn-profile.so,arg=$trig,arg=$snaps/s" \
-		"$top/scripts/guest-run.sh" --timeout 1200 -- \
-		BENCH_PROFILE_CALLS="$1" bash "$top/tests/bench/profile.sh" || return 1
-	"$top/tests/bench/profile-report.py" "$map" "$snaps/s" "$1" "$out/profile.csv" \
-		"$out/ftrace-icount.csv"
-	rc=$?
-	rm -rf "$snaps"
-	return $rc
-}
-
 part ftrace-icount ftrace icount 2 2000 shift=0,sleep=off
-part profile profile "${BENCH_PROFILE_CALLS:-20000}"
+# profile: where eq8's instructions go, per kernel function, counted per
+# translation block by a QEMU plugin.
+part profile "$top/tests/bench/profile-run.sh" "$top/build/kernel" "${BENCH_PROFILE_CALLS:-20000}" \
+	"$out/profile.csv" "$out/ftrace-icount.csv"
+# floor: the same profile on a kernel with tests/bench/floor.patch on top
+# of the series: the least a deferred stack costs, against in-place.
+part floor "$top/tests/bench/floor.sh" "$out" "${BENCH_PROFILE_CALLS:-20000}"
 # The wall clock: 20000 calls a run (a run of 2000, 15 ms, had spreads of
 # 50-100% of its median). Runs of one mode still fall into two groups
 # about 2x apart, with one vCPU as with two: the host's, not the guest's.

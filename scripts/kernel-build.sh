@@ -4,14 +4,16 @@
 # Build the guest kernel from build/linux out of tree:
 #   kernel-build.sh           -> build/kernel/arch/x86/boot/bzImage
 #   DEBUG=1 kernel-build.sh   -> build/kernel-debug/... (KASAN, lockdep, kmemleak)
+# USTACK_KTREE and USTACK_KOBJ name another tree (a git worktree will do) and
+# build dir: make bench's floor kernel (tests/bench/floor.sh).
 # The config is tinyconfig plus the fragments in kernel/config/. ccache keeps
 # its cache outside the repository, so a fresh clone starts warm.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-tree=$top/build/linux
+tree=${USTACK_KTREE:-$top/build/linux}
 frags=$top/kernel/config/ustack.config
-obj=$top/build/kernel
+obj=${USTACK_KOBJ:-$top/build/kernel}
 if [ "${DEBUG:-0}" = 1 ]; then
 	frags="$frags $top/kernel/config/debug.config"
 	obj=$top/build/kernel-debug
@@ -20,7 +22,7 @@ jobs=${JOBS:-$(nproc)}
 
 die() { echo "kernel-build: $*" >&2; exit 1; }
 
-[ -d "$tree/.git" ] || die "build/linux missing: run scripts/kernel-tree.sh"
+[ -e "$tree/.git" ] || die "build/linux missing: run scripts/kernel-tree.sh"
 
 . "$top/scripts/ccache-env.sh"
 # Reproducible version strings: same object files on every machine.
