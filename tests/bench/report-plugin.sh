@@ -225,7 +225,8 @@ echo "$out" | grep '^recorded' | sort -u | sort -n -k2
 echo
 echo "trace-cmd report, output to /dev/null (host), ustack-sample's traces:"
 insn_head
-insn_fit "r$SHORT" "$res/r$SHORT.dat" "r$((2 * SHORT))" "$res/r$((2 * SHORT)).dat" without with ||
+insn_fit "r$SHORT" "$res/r$SHORT.dat" "r$((2 * SHORT))" "$res/r$((2 * SHORT)).dat" without with \
+	nosym ||
 	exit 1
 cpu_head "$RUNS"
 for n in $CALLS $((2 * CALLS)); do
