@@ -22,7 +22,7 @@ jobs=${JOBS:-$(nproc)}
 
 die() { echo "kernel-build: $*" >&2; exit 1; }
 
-[ -e "$tree/.git" ] || die "build/linux missing: run scripts/kernel-tree.sh"
+[ -e "$tree/.git" ] || die "$tree missing: run scripts/kernel-tree.sh"
 
 . "$top/scripts/ccache-env.sh"
 # Reproducible version strings: same object files on every machine.

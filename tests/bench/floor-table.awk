@@ -7,6 +7,8 @@
 #
 # Exit status 1 when a report has no in-place or no deferred total.
 
+# a new report: no mode yet
+FNR == 1 { mode = "" }
 # "inplace: 893 instructions per call" starts a mode's groups
 /^(inplace|deferred): -?[0-9]+ instructions per call$/ {
 	mode = substr($1, 1, length($1) - 1)
@@ -24,8 +26,6 @@
 	cost[FILENAME == ARGV[1], mode, name] = $NF
 	next
 }
-FNR == 1 { mode = "" }
-
 function cell(series, mode, name) {
 	return ((series, mode, name) in cost) ? cost[series, mode, name] : ""
 }
