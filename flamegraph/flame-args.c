@@ -43,6 +43,7 @@ static const struct option flame_longopts[] = {
 	{ "width", required_argument, NULL, 'w' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -82,7 +83,8 @@ void flame_usage(FILE *out)
 	      "  -t, --title TEXT       the title of the svg and html graph\n"
 	      "  -w, --width PIXELS     the width of the svg and html graph (1200)\n"
 	      "  -v, --verbose          say what was counted, on standard error\n"
-	      "  -h, --help             this text\n", out);
+	      "  -h, --help             this text\n"
+	      "      --version          the version of ustack-flame\n", out);
 }
 
 /* A number from @min to @max; -1 when the text is not one. */
@@ -223,8 +225,12 @@ static int flame_option_flag(struct flame_args *a, int opt)
 /* What the options say together. */
 static int flame_args_check(struct flame_args *a)
 {
-	if (!a->nr_inputs == !a->folded) {
+	if (a->nr_inputs && a->folded) {
 		fputs("ustack-flame: give trace files or -F FOLDED, not both\n", stderr);
+		return -1;
+	}
+	if (!a->nr_inputs && !a->folded) {
+		fputs("ustack-flame: give trace files or -F FOLDED (--help: the usage)\n", stderr);
 		return -1;
 	}
 	if (a->folded && a->format == FLAME_FORMAT_PERF) {
@@ -242,8 +248,8 @@ static int flame_args_check(struct flame_args *a)
  * @argv: from main()
  * @a: set from the options; filled with the defaults before
  *
- * Return: 0; 1 when --help was given (the usage is printed); -1 when the
- * command line is wrong (said on standard error).
+ * Return: 0; 1 when --help or --version was given (the usage or the version
+ * is printed); -1 when the command line is wrong (said on standard error).
  */
 int flame_args_parse(int argc, char **argv, struct flame_args *a)
 {
@@ -253,6 +259,10 @@ int flame_args_parse(int argc, char **argv, struct flame_args *a)
 				  flame_longopts, NULL)) != -1) {
 		if (opt == 'h') {
 			flame_usage(stdout);
+			return 1;
+		}
+		if (opt == 'V') {
+			printf("ustack-flame %s\n", FLAME_VERSION);
 			return 1;
 		}
 		ret = flame_option_flag(a, opt);
