@@ -67,6 +67,7 @@ int usf_cmd_convert_eh(int argc, char **argv)
 	const char *out = NULL;
 	unsigned int flags = 0;
 	char *path, def[4096];
+	struct usf_out o;
 	size_t size;
 	void *blob;
 
@@ -80,9 +81,11 @@ int usf_cmd_convert_eh(int argc, char **argv)
 		free(copy);
 		out = def;
 	}
+	usf_out_open(&o, out, path, 0666);
 	if (usf_table_from_elf(path, flags, &blob, &size, &st))
 		usf_die("%s", usf_last_error());
-	usf_write_file(out, blob, size);
+	usf_out_write(&o, blob, size);
+	usf_out_commit(&o);
 	printf("%s: %zu bytes: %u functions, %" PRIu64 " rows from %u FDEs of %s "
 	       "(%.1f%% of the code bytes), %.1f ms\n", out, size, st.funcs, st.rows, st.fdes,
 	       st.source, usf_pct(st.bytes - usf_sum(st.bytes_lost), st.bytes), st.ns / 1e6);

@@ -35,6 +35,7 @@ void usf_die(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+	usf_out_cleanup();
 	exit(1);
 }
 
@@ -157,14 +158,6 @@ static int usf_cmd_validate(int argc, char **argv)
 	return 0;
 }
 
-void usf_write_file(const char *path, const void *buf, size_t size)
-{
-	FILE *f = fopen(path, "wb");
-
-	if (!f || fwrite(buf, 1, size, f) != size || fclose(f))
-		usf_die("%s: %s", path, strerror(errno));
-}
-
 static int usf_cmd_convert(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -183,6 +176,7 @@ static int usf_cmd_convert(int argc, char **argv)
 	uint64_t vaddr = 0, out_vaddr = 0;
 	bool elf = false, have_out = false, keep = true;
 	struct usf_input in;
+	struct usf_out out;
 	unsigned int flags;
 	ssize_t size;
 	void *buf;
@@ -223,6 +217,9 @@ static int usf_cmd_convert(int argc, char **argv)
 	}
 	if (argc - optind != 2 || version < 1 || version > 3)
 		return 2;
+	usf_out_open(&out, argv[optind + 1], argv[optind], elf ? 0777 : 0666);
+	if (elf && !out.tmp)
+		usf_die("%s: --elf writes a regular file", out.name);
 	usf_load(argv[optind], vaddr, &in, false);
 	if (elf && (!in.elf || (have_out && out_vaddr != in.vaddr)))
 		usf_die("--elf: the input must be ELF, and the section stays at %#" PRIx64,
@@ -242,11 +239,12 @@ static int usf_cmd_convert(int argc, char **argv)
 	if (!buf || usf_section_encode(&in.sec, version, flags, out_vaddr, buf, size) != size)
 		usf_die("encoding: %s", usf_last_error());
 	if (elf) {
-		if (usf_elf_replace_sframe(argv[optind], argv[optind + 1], buf, size))
+		if (usf_elf_replace_sframe(argv[optind], out.tmp, buf, size))
 			usf_die("%s", usf_last_error());
 	} else {
-		usf_write_file(argv[optind + 1], buf, size);
+		usf_out_write(&out, buf, size);
 	}
+	usf_out_commit(&out);
 	printf("%s: SFrame V%d%s, %zd bytes (from V%u, %zu bytes), for address %#" PRIx64 "\n",
 	       argv[optind + 1], version, pcrel ? " PCREL" : "", size, in.sec.version,
 	       in.sec.size, out_vaddr);

@@ -9,11 +9,24 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 void usf_die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 uint64_t usf_parse_addr(const char *s, const char *what);
 void *usf_read_file(const char *path, size_t *size);
-void usf_write_file(const char *path, const void *buf, size_t size);
+
+/* ustack-sframe-out.c: output files, replaced only once complete */
+struct usf_out {
+	const char	*name;	/* as given */
+	char		*path;	/* the file renamed over: @name through its links */
+	char		*tmp;	/* the file written, or NULL: @name itself (not regular) */
+	int		fd;	/* open on @tmp, or on @name */
+};
+
+void usf_out_open(struct usf_out *out, const char *name, const char *input, mode_t mode);
+void usf_out_write(struct usf_out *out, const void *buf, size_t size);
+void usf_out_commit(struct usf_out *out);
+void usf_out_cleanup(void);
 
 /* ustack-sframe-eh.c: tables from .eh_frame */
 int usf_cmd_convert_eh(int argc, char **argv);
