@@ -93,7 +93,8 @@ int usf_cmd_convert_eh(int argc, char **argv)
 	return 0;
 }
 
-static void usf_coverage_one(const char *path, unsigned int flags)
+/* Print what converting @path keeps; -1 when it cannot be converted */
+static int usf_coverage_one(const char *path, unsigned int flags)
 {
 	uint64_t rows_lost, bytes_lost, cfi_bytes;
 	struct usf_eh_stats st;
@@ -104,7 +105,7 @@ static void usf_coverage_one(const char *path, unsigned int flags)
 
 	if (usf_table_from_elf(path, flags, &blob, &size, &st)) {
 		printf("%s: FAILED: %s\n\n", path, usf_last_error());
-		return;
+		return -1;
 	}
 	rows_lost = usf_sum(st.rows_lost);
 	bytes_lost = usf_sum(st.bytes_lost);
@@ -136,18 +137,25 @@ static void usf_coverage_one(const char *path, unsigned int flags)
 	printf("  time               %.2f ms\n\n", st.ns / 1e6);
 	usf_eh_stats_release(&st);
 	free(blob);
+	return 0;
 }
 
+/* coverage FILE...: every file is reported; exit status 1 when one FAILED */
 int usf_cmd_coverage(int argc, char **argv)
 {
 	unsigned int flags = 0;
-	int i;
+	int i, failed = 0;
 
 	if (usf_eh_opts(argc, argv, &flags, NULL) || argc - optind < 1)
 		return 2;
 	for (i = optind; i < argc; i++)
-		usf_coverage_one(argv[i], flags);
-	return 0;
+		if (usf_coverage_one(argv[i], flags))
+			failed++;
+	if (failed && argc - optind > 1)
+		fprintf(stderr, "%d of %d files FAILED\n", failed, argc - optind);
+	if (fflush(stdout))
+		usf_die("writing: %s", strerror(errno));
+	return failed ? 1 : 0;
 }
 
 /* Read and check a blob; with @check_only, failures are returned */
