@@ -126,6 +126,19 @@ struct flame_stats {
 int flame_collect_file(const char *path, const struct flame_options *opts,
 		       struct flame_counts *fc, struct flame_stats *stats);
 
+/* ---- flame-output.c: the output, replaced only when all of it was written ---- */
+
+struct flame_out {
+	FILE			*file;		/* where to write */
+	const char		*name;		/* for messages: the path, or "standard output" */
+	char			*target;	/* renamed over when done; NULL: written in place */
+	char			*temp;		/* the temporary file beside it; NULL: none */
+};
+
+int flame_out_open(struct flame_out *o, const char *path, const char * const *inputs,
+		   size_t nr);
+int flame_out_close(struct flame_out *o, bool ok);
+
 /* ---- flame-args.c: the command line ---- */
 
 enum flame_format {
@@ -144,7 +157,7 @@ struct flame_args {
 	const char		*folded;	/* folded text to read instead; "-": stdin */
 	const char		*events[FLAME_MAX_LIST];
 	const char		*buffers[FLAME_MAX_LIST];
-	const char		*output;
+	const char		*output;	/* NULL or "-": standard output */
 	const char		*title;
 	const char		*debug_dir;
 	const char		*sysroot;

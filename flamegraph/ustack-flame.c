@@ -112,25 +112,6 @@ static int flame_symbolizer(struct flame_args *a)
 	return 0;
 }
 
-/* The output file closed (removed after a failure); 0, or -1 when writing failed. */
-static int flame_close(const struct flame_args *a, FILE *out, bool failed)
-{
-	if (out == stdout) {
-		if (fflush(stdout) && !failed) {
-			perror("ustack-flame: standard output");
-			return -1;
-		}
-		return 0;
-	}
-	if (fclose(out) && !failed) {
-		fprintf(stderr, "ustack-flame: %s: %s\n", a->output, strerror(errno));
-		failed = true;
-	}
-	if (failed)
-		unlink(a->output);
-	return failed ? -1 : 0;
-}
-
 int main(int argc, char **argv)
 {
 	struct flame_args a = {
@@ -139,9 +120,11 @@ int main(int argc, char **argv)
 		.symbols = true,
 		.opts = { .pid = -1, .kernel = true },
 	};
+	const char *inputs[FLAME_MAX_LIST + 1];
 	struct flame_counts fc = { 0 };
-	FILE *out = stdout;
-	int ret = 1;
+	struct flame_out out = { 0 };
+	size_t nr_inputs;
+	int ret;
 
 	ret = flame_args_parse(argc, argv, &a);
 	if (ret)
@@ -149,14 +132,13 @@ int main(int argc, char **argv)
 	ret = 1;
 	if (flame_symbolizer(&a))
 		return 1;
-	if (a.output) {
-		out = fopen(a.output, "w");
-		if (!out) {
-			fprintf(stderr, "ustack-flame: %s: %s\n", a.output, strerror(errno));
-			goto out;
-		}
-	}
-	if (a.folded ? read_folded(a.folded, &fc) : read_traces(&a, &fc, out))
+	nr_inputs = a.nr_inputs;
+	memcpy(inputs, a.inputs, nr_inputs * sizeof(*inputs));
+	if (a.folded)
+		inputs[nr_inputs++] = a.folded;
+	if (flame_out_open(&out, a.output, inputs, nr_inputs))
+		goto out;
+	if (a.folded ? read_folded(a.folded, &fc) : read_traces(&a, &fc, out.file))
 		goto close;
 	if (!fc.total && (a.format == FLAME_FORMAT_SVG || a.format == FLAME_FORMAT_HTML ||
 			  a.format == FLAME_FORMAT_SPEEDSCOPE)) {
@@ -164,13 +146,13 @@ int main(int argc, char **argv)
 		      "filters)\n", stderr);
 		goto close;
 	}
-	if (write_graph(&a, &fc, out)) {
-		fprintf(stderr, "ustack-flame: %s\n", strerror(errno));
+	if (write_graph(&a, &fc, out.file)) {
+		fprintf(stderr, "ustack-flame: %s: %s\n", out.name, strerror(errno));
 		goto close;
 	}
 	ret = 0;
 close:
-	if (flame_close(&a, out, ret))
+	if (flame_out_close(&out, !ret))
 		ret = 1;
 out:
 	flame_counts_free(&fc);
