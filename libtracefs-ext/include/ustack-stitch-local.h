@@ -144,6 +144,7 @@ struct ustack_type_slot {
 struct ustack_formats {
 	struct tep_handle	*tep;		/* NULL: from a layout (no event is known) */
 	bool			swap;		/* the trace's byte order is not ours */
+	size_t			max_size;	/* of a record's data: its page's room; 0: unknown */
 	struct ustack_type_slot	types[USTACK_TYPE_CACHE];
 	struct ustack_field	common_type;
 	struct ustack_field	common_pid;

@@ -258,7 +258,7 @@ enum ustack_stat {
 	USTACK_STAT_LOST,		/* of the lost ones, for reason @index (enum ustack_lost) */
 	USTACK_STAT_STACKS,		/* user_unwind_stack entries read */
 	USTACK_STAT_STACKS_UNMATCHED,	/* of those, stacks no event was waiting for */
-	USTACK_STAT_MALFORMED,		/* user_unwind_* entries that could not be read whole */
+	USTACK_STAT_MALFORMED,		/* user_unwind_* entries not read whole; records over a page */
 	USTACK_STAT_TASKS,		/* tasks tracked now */
 	USTACK_STAT_HELD,		/* events held now */
 	USTACK_STAT_HELD_BYTES,		/* bytes held now: record copies and the stitcher's own */

@@ -12,7 +12,11 @@
  *
  * The queue is bounded: when it holds more events or more bytes than the
  * limits, its oldest event is let go as lost (USTACK_LOST_LIMIT); the later
- * events of the same kernel entry still wait for the stack.
+ * events of the same kernel entry still wait for the stack. An event that
+ * alone is over the byte limit is not copied: every event before it would
+ * be let go for it, and then it too, so they all go at once, it last and
+ * from its own record. A record's size is bounded before that by its page
+ * (ustack_stitcher_add()), so no copy is ever larger than a page.
  *
  * In a trace where every event waits for its stack, every event is held
  * once: the memory of the last few let go (USTACK_HELD_SPARE) is kept for
@@ -126,10 +130,16 @@ int ustack_drain(struct ustack_stitcher *st)
 	return 0;
 }
 
+/* The data an event's copy has. */
+static size_t ustack_out_size(const struct ustack_out *out)
+{
+	return out->record->size > 0 ? (size_t)out->record->size : 0;
+}
+
 /* Copy an event to the end of the queue. */
 static struct ustack_held *ustack_hold(struct ustack_stitcher *st, const struct ustack_out *out)
 {
-	size_t size = out->record->size > 0 ? (size_t)out->record->size : 0;
+	size_t size = ustack_out_size(out);
 	struct ustack_stitch_stats *stats = &st->stats;
 	struct ustack_held *h;
 
@@ -186,6 +196,17 @@ static int ustack_held_limit(struct ustack_stitcher *st)
 	return 0;
 }
 
+/* Let every held event go, as lost: 1 when the callback asked to stop. */
+static int ustack_held_let_go(struct ustack_stitcher *st)
+{
+	while (st->head) {
+		st->head->limit = true;
+		if (ustack_drain(st))
+			return 1;
+	}
+	return 0;
+}
+
 /**
  * ustack_hand_back - hand an event back now, or hold it
  * @st: the stitcher
@@ -193,7 +214,10 @@ static int ustack_held_limit(struct ustack_stitcher *st)
  *
  * Held events that are ready go first. Then the event goes to the callback
  * when nothing is held and its stack is known (or it has none), else to the
- * end of the queue.
+ * end of the queue. An event whose copy alone would be over the byte limit
+ * is not copied: the held events go first, as lost, then it goes, as lost if
+ * it waits for its stack. Only when the callback asks to stop meanwhile is
+ * it held, to go first at the next call.
  *
  * Return: 0; 1 when the callback asked to stop; -1 with errno ENOMEM when the
  * event could not be held (it is not handed back).
@@ -202,18 +226,26 @@ int ustack_hand_back(struct ustack_stitcher *st, const struct ustack_out *out)
 {
 	bool pending = out->entry && ustack_entry_pending(out->entry);
 	struct ustack_info info;
+	struct ustack_held *h;
+	bool over;
 	int stop;
 
 	stop = ustack_drain(st);
-	if (!stop && !st->head && !pending) {
+	over = (st->head || pending) &&
+	       sizeof(*h) + ustack_out_size(out) > st->max_held_bytes;
+	if (!stop && over)
+		stop = ustack_held_let_go(st);
+	if (!stop && !st->head && (!pending || over)) {
 		info = out->info;
-		ustack_info_fill(out->entry, false, &info);
+		ustack_info_fill(out->entry, over && pending, &info);
 		if (out->stack)
 			info.stack = out->stack;
 		return ustack_call(st, out->event, out->record, out->cpu, &info);
 	}
-	if (!ustack_hold(st, out))
+	h = ustack_hold(st, out);
+	if (!h)
 		return -1;
+	h->limit = over && pending;
 	return stop ? 1 : ustack_held_limit(st);
 }
 

@@ -77,6 +77,29 @@ static int ustack_formats_events(struct ustack_formats *fmt)
 	return 1;
 }
 
+/*
+ * The most data a record of the trace can have: a ring buffer page (its size
+ * as the trace says) less the page's header (timestamp and commit, as
+ * header_page says) and the event's own header, 4 bytes at least.
+ * libtracecmd 3.1.6 (its kbuffer) does not check an event's length against
+ * its page, so a damaged length gives a record whose data runs up to 4 GiB
+ * past it. 0 when the tep has no page size: tracefs_local_events() sets
+ * none, and a live buffer's records are the kernel's.
+ */
+static size_t ustack_formats_max_size(struct tep_handle *tep)
+{
+	int commit = tep_get_header_page_size(tep);
+	int ts = tep_get_header_timestamp_size(tep);
+	int page = tep_get_page_size(tep);
+	int head = 4;
+
+	if (page <= 0)
+		return 0;
+	if (ts > 0 && ts <= 8 && commit > 0 && commit <= 8)
+		head += ts + commit;
+	return page > head ? (size_t)(page - head) : (size_t)page;
+}
+
 /**
  * ustack_formats_init - find the stitcher's events and fields in a tep handle
  * @fmt: filled in
@@ -97,6 +120,7 @@ int ustack_formats_init(struct ustack_formats *fmt, struct tep_handle *tep)
 	memset(fmt, 0, sizeof(*fmt));
 	fmt->tep = tep;
 	fmt->swap = tep_is_file_bigendian(tep) != tep_is_local_bigendian(tep);
+	fmt->max_size = ustack_formats_max_size(tep);
 	for (i = 0; i < USTACK_TYPE_CACHE; i++)
 		fmt->types[i].id = -1;
 	fmt->cookie_id = fmt->stack_id = fmt->file_id = -1;

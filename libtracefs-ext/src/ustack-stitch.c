@@ -37,6 +37,11 @@ static unsigned long long ustack_pos(const struct ustack_stitcher *st,
  * With an index (USTACK_STITCH_INDEX_TS, _OFFSET), what the event carries is
  * noted for ustack_stitcher_lookup(); without a callback, that is all.
  *
+ * A record with more data than a ring buffer page of the trace holds (the
+ * page size of the tep, less the headers) is damaged: it is counted as
+ * malformed (USTACK_STAT_MALFORMED), not read and not handed back, and its
+ * CPU's state is unknown until its next cookie entry, as after missed events.
+ *
  * When the callback returns non-zero, no more events are handed back during
  * this call: the rest stay held, for the next call of ustack_stitcher_add()
  * or ustack_stitcher_flush(). The callback must not call the stitcher.
@@ -62,6 +67,16 @@ int ustack_stitcher_add(struct ustack_stitcher *st, struct tep_record *record, i
 	c = ustack_cpu(st, cpu);
 	if (!c)
 		return -1;
+	/*
+	 * A length no page holds is damage: the data runs past the page, and the
+	 * reader lost what followed in the page. Neither read nor handed back.
+	 */
+	if (st->fmt.max_size && record->size > 0 && (size_t)record->size > st->fmt.max_size) {
+		st->stats.malformed++;
+		c->state = USTACK_CPU_UNKNOWN;
+		st->missed_gen++;
+		return 0;
+	}
 	ustack_rec_read(&st->fmt, record, &rec);
 	/* before anything changes: a record that cannot be indexed is not taken */
 	if ((st->flags & USTACK_STITCH_INDEX) && rec.kind == USTACK_KIND_EVENT &&

@@ -216,6 +216,72 @@ static void test_no_data(void)
 	ut_end(&t);
 }
 
+/* A record of @size bytes (its data in @data) fed on @cpu, as libtracecmd gives it. */
+static int ut_add_sized(struct ut_trace *t, int cpu, void *data, int size)
+{
+	struct tep_record rec = {
+		.ts		= t->ts += 1000,
+		.size		= size,
+		.record_size	= size + 8,
+		.data		= data,
+		.cpu		= cpu,
+		.ref_count	= 1,
+	};
+
+	return ustack_stitcher_add(t->st, &rec, cpu);
+}
+
+/*
+ * Records longer than a page: a damaged length, which libtracecmd 3.1.6
+ * passes on (two bytes of a trace made one 1954048356 bytes long, in a
+ * 4 KiB page). They are neither read nor copied, nor handed back: counted
+ * as malformed, their CPU unknown until its next cookie entry. The most a
+ * page holds (less its 16-byte header and the event's 4) is a record like
+ * any other.
+ */
+static void test_over_page(void)
+{
+	static const struct ut_frame one[] = { { 0, 0x1000 } };
+	const int most = UT_PAGE - 16 - 4;
+	struct ut_stats stats;
+	unsigned char *big;
+	struct ut_trace t;
+
+	big = calloc(2, UT_PAGE);
+	if (!UT_CHECK(big, "calloc") || !ut_start(&t, UT_FORMATS_ALL, 0)) {
+		free(big);
+		return;
+	}
+	ut_rec_event(big, Q, 1);
+	UT_CHECK(!ut_add_sized(&t, 1, big, most), "a record a page holds");
+	UT_EXPECT(&t, 0, 1, NONE, NONE);
+
+	ut_cookie(&t, 0, P, K1);
+	ut_event(&t, 0, P, 2);			/* held: it waits for K1's stack */
+	ut_rec_event(big, P, 3);
+	UT_CHECK(!ut_add_sized(&t, 0, big, most + 1), "one byte more");
+	ut_get_stats(t.st, &stats);
+	if (!UT_CHECK(stats.malformed == 1 && stats.held == 1,
+		      "malformed %llu held %llu, want 1 and 1", stats.malformed, stats.held))
+		goto out;
+
+	/* the review's record, in a buffer of 4 KiB: copied, it would crash */
+	ut_rec_event(t.buf, P, 4);
+	UT_CHECK(!ut_add_sized(&t, 0, t.buf, 1954048356), "1.95 GB in a page");
+	ut_event(&t, 0, P, 5);			/* CPU 0 does not know now */
+	ut_stack(&t, 0, P, K1, one, 1);
+	UT_SEEN(&t, 3);
+	UT_EXPECT(&t, 1, 2, STACK, NONE);
+	UT_EXPECT(&t, 2, 5, UNKNOWN, NONE);
+	ut_get_stats(t.st, &stats);
+	UT_CHECK(stats.malformed == 2 && stats.held == 0 && stats.peak_held_bytes < UT_PAGE,
+		 "malformed %llu held %llu peak bytes %llu", stats.malformed, stats.held,
+		 stats.peak_held_bytes);
+out:
+	ut_end(&t);
+	free(big);
+}
+
 /* Random bytes in stack and file entries, and random sizes: no crash. */
 static void test_noise(void)
 {
@@ -266,5 +332,6 @@ void utest_stitch_bad_register(void)
 	CU_add_test(suite, "short_records", test_short_records);
 	CU_add_test(suite, "ids_reused", test_ids_reused);
 	CU_add_test(suite, "no_data", test_no_data);
+	CU_add_test(suite, "over_page", test_over_page);
 	CU_add_test(suite, "noise", test_noise);
 }

@@ -201,6 +201,45 @@ static void test_held_limit(void)
 	ut_end(&t);
 }
 
+/*
+ * An event over the byte limit by itself is not copied: the events held
+ * before it go, as lost if they wait, then it goes, as lost, at once. The
+ * bytes held never pass the limit.
+ */
+static void test_held_bytes_alone(void)
+{
+	const size_t limit = 1024;
+	struct ut_stats stats;
+	struct ut_trace t;
+
+	if (!ut_start(&t, UT_FORMATS_ALL, 0))
+		return;
+	UT_CHECK(!ustack_stitcher_set_limits(t.st, 0, 0, limit), "set_limits");
+	ut_cookie(&t, 0, P, K1);
+	ut_event(&t, 0, P, 1);
+	ut_event(&t, 1, Q, 2);
+	UT_SEEN(&t, 0);
+	ut_rec_event(t.buf, P, 3);
+	ut_add(&t, 0, 2000);
+	UT_SEEN(&t, 3);
+	UT_EXPECT(&t, 0, 1, LOST, LIMIT);
+	UT_EXPECT(&t, 1, 2, NONE, NONE);
+	UT_EXPECT(&t, 2, 3, LOST, LIMIT);
+	/* the entry still waits: a later event of it gets the stack */
+	ut_stack(&t, 0, P, K1, ut_one, 1);
+	ut_event(&t, 0, P, 4);
+	UT_EXPECT(&t, 3, 4, STACK, NONE);
+	/* with nothing to wait for, a long event is handed back as it is */
+	ut_rec_event(t.buf, Q, 5);
+	ut_add(&t, 1, 2000);
+	UT_EXPECT(&t, 4, 5, NONE, NONE);
+	ut_get_stats(t.st, &stats);
+	UT_CHECK(stats.peak_held_bytes <= limit && stats.peak_held == 2,
+		 "peak bytes %llu (limit %zu), peak held %llu", stats.peak_held_bytes, limit,
+		 stats.peak_held);
+	ut_end(&t);
+}
+
 /* Beyond the limit on tasks, the least recently active one is forgotten. */
 static void test_task_limit(void)
 {
@@ -242,5 +281,6 @@ void utest_stitch_lost_register(void)
 	CU_add_test(suite, "start_unknown", test_start_unknown);
 	CU_add_test(suite, "many_tasks", test_many_tasks);
 	CU_add_test(suite, "held_limit", test_held_limit);
+	CU_add_test(suite, "held_bytes_alone", test_held_bytes_alone);
 	CU_add_test(suite, "task_limit", test_task_limit);
 }
