@@ -5,12 +5,14 @@
  * subcommand is one entry of usf_cmds[] (see ustack-sframe(1)).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "usf.h"
 #include "ustack-sframe.h"
@@ -51,28 +53,34 @@ uint64_t usf_parse_addr(const char *s, const char *what)
 	return v;
 }
 
+/*
+ * The whole of @path, a regular file of at most USF_FILE_MAX bytes (1 GiB);
+ * dies naming the file and what is wrong with it.
+ */
 void *usf_read_file(const char *path, size_t *size)
 {
-	size_t cap = 65536, n = 0, got;
-	char *buf = malloc(cap), *nb;
-	FILE *f = fopen(path, "rb");
+	void *buf = usf_file_read(path, USF_FILE_MAX, size);
 
-	if (!f || !buf)
-		usf_die("%s: %s", path, strerror(errno));
-	while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
-		n += got;
-		if (n == cap) {
-			nb = realloc(buf, cap *= 2);
-			if (!nb)
-				usf_die("%s: out of memory", path);
-			buf = nb;
-		}
-	}
-	if (ferror(f))
-		usf_die("%s: read error", path);
-	fclose(f);
-	*size = n;
+	if (!buf)
+		usf_die("%s", usf_last_error());
 	return buf;
+}
+
+/* Does @path start with the ELF magic? Dies when it cannot be read. */
+static bool usf_is_elf(const char *path)
+{
+	unsigned char magic[4];
+	ssize_t n;
+	int fd;
+
+	fd = usf_file_open(path, O_RDONLY, NULL);
+	if (fd < 0)
+		usf_die("%s", usf_last_error());
+	n = pread(fd, magic, sizeof(magic), 0);
+	if (n < 0)
+		usf_die("%s: read: %s", path, strerror(errno));
+	close(fd);
+	return n == sizeof(magic) && !memcmp(magic, "\177ELF", sizeof(magic));
 }
 
 /*
@@ -82,13 +90,14 @@ void *usf_read_file(const char *path, size_t *size)
 static int usf_load(const char *path, uint64_t vaddr, struct usf_input *in, bool check_only)
 {
 	memset(in, 0, sizeof(*in));
-	in->buf = usf_read_file(path, &in->size);
 	in->vaddr = vaddr;
-	if (in->size >= 4 && !memcmp(in->buf, "\177ELF", 4)) {
-		free(in->buf);
+	/* an ELF file is not read whole: libelf maps it */
+	if (usf_is_elf(path)) {
 		if (usf_elf_find_sframe(path, &in->buf, &in->size, &in->vaddr))
 			usf_die("%s", usf_last_error());
 		in->elf = true;
+	} else {
+		in->buf = usf_read_file(path, &in->size);
 	}
 	if (usf_section_decode(in->buf, in->size, in->vaddr, &in->sec)) {
 		if (check_only)

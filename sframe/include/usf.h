@@ -221,6 +221,14 @@ int usf_rule_format(uint8_t abi, const struct usf_rule *rule, char *buf, size_t 
 /* dump.c */
 int usf_section_dump(const struct usf_section *sec, FILE *out);
 
+/* file.c: the files libusf reads; USF_FILE_MAX: the most read whole */
+#define USF_FILE_MAX		(1UL << 30)
+
+struct stat;
+int usf_file_check(const char *path, const struct stat *st);
+int usf_file_open(const char *path, int flags, struct stat *st);
+void *usf_file_read(const char *path, size_t max, size_t *size);
+
 /* elf.c */
 int usf_elf_find_sframe(const char *path, void **buf, size_t *size, uint64_t *vaddr);
 int usf_elf_replace_sframe(const char *in, const char *out, const void *buf, size_t size);

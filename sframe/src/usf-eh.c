@@ -46,8 +46,9 @@ static uint64_t usf_eh_now(void)
 
 /**
  * usf_eh_convert - build an SFrame table of an ELF file from its CFI
- * @path: the file (named in messages; opened when @fd is negative)
- * @fd: the file open for reading, or -1
+ * @path: the file (named in messages; opened when @fd is negative, and
+ *	  refused when it is not a regular file, see usf_file_open())
+ * @fd: the file open for reading (a regular file), or -1
  * @flags: USF_EH_GAPS, USF_EH_DEBUG_FRAME
  * @sec: the table: AMD64 functions at FILE OFFSETS, sorted and checked;
  *	initialised here, usf_section_release() frees it
@@ -77,10 +78,11 @@ int usf_eh_convert(const char *path, int fd, unsigned int flags, struct usf_sect
 	usf_section_init(sec, USF_ABI_AMD64_LE);
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return usf_error(EINVAL, "libelf: %s", elf_errmsg(-1));
-	if (own_fd)
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return usf_error(errno, "%s: %m", path);
+	if (own_fd) {
+		fd = usf_file_open(path, O_RDONLY, NULL);
+		if (fd < 0)
+			return -1;
+	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		ret = usf_error(EINVAL, "%s: not an ELF file", path);

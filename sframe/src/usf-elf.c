@@ -27,11 +27,9 @@ static Elf *usf_elf_open(const char *path, int flags, int *fd)
 		usf_error(EINVAL, "libelf: %s", elf_errmsg(-1));
 		return NULL;
 	}
-	*fd = open(path, flags | O_CLOEXEC);
-	if (*fd < 0) {
-		usf_error(errno, "%s: %m", path);
+	*fd = usf_file_open(path, flags, NULL);
+	if (*fd < 0)
 		return NULL;
-	}
 	elf = elf_begin(*fd, flags == O_RDWR ? ELF_C_RDWR : ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		usf_error(EINVAL, "%s: not an ELF file", path);
@@ -140,9 +138,9 @@ static int usf_copy_file(const char *in, const char *out)
 	char chunk[65536];
 	ssize_t n;
 
-	ifd = open(in, O_RDONLY | O_CLOEXEC);
+	ifd = usf_file_open(in, O_RDONLY, NULL);
 	if (ifd < 0)
-		return usf_error(errno, "%s: %m", in);
+		return -1;
 	ofd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
 	if (ofd < 0) {
 		ret = usf_error(errno, "%s: %m", out);

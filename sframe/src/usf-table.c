@@ -181,9 +181,9 @@ int usf_elf_build_id(const char *path, void *id, size_t size)
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return usf_error(EINVAL, "libelf: %s", elf_errmsg(-1));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = usf_file_open(path, O_RDONLY, NULL);
 	if (fd < 0)
-		return usf_error(errno, "%s: %m", path);
+		return -1;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf && elf_kind(elf) == ELF_K_ELF)
 		n = dwelf_elf_gnu_build_id(elf, &p);

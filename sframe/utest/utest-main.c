@@ -116,6 +116,7 @@ int main(void)
 	usf_utest_mutate_register();
 	usf_utest_eh_register();
 	usf_utest_table_register();
+	usf_utest_file_register();
 	if (CU_get_error() != CUE_SUCCESS) {
 		fprintf(stderr, "usf-utest: registering: %s\n", CU_get_error_msg());
 		return 1;
