@@ -13,6 +13,7 @@
  * by file, looking up no symbols; DEBUGDIR is where separate debug files
  * are, SYSROOT where the traced machine's files are.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +118,25 @@ static void print_counts(struct fold_ctx *ctx)
 	}
 }
 
+/* What ustack_trace_open() says of a trace file it could not open. */
+static const char *trace_error(int err)
+{
+	switch (err) {
+	case EMEDIUMTYPE:
+		return "not a trace-cmd file";
+	case ENODATA:
+		return "truncated";
+	case EBADMSG:
+		return "damaged";
+	case EPROTONOSUPPORT:
+		return "a trace-cmd file this libtracecmd cannot read";
+	case ESPIPE:
+		return "not a regular file";
+	default:
+		return strerror(err);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *debug_dir = NULL, *sysroot = NULL;
@@ -162,9 +182,9 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	handle = tracecmd_open(argv[optind], 0);
+	handle = ustack_trace_open(argv[optind], 0);
 	if (!handle) {
-		fprintf(stderr, "fold: cannot read %s\n", argv[optind]);
+		fprintf(stderr, "fold: %s: %s\n", argv[optind], trace_error(errno));
 		goto out;
 	}
 	ctx.sampler = ustack_sampler_alloc(tracecmd_get_tep(handle), flags, note_sample, &ctx);

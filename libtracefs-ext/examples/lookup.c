@@ -11,6 +11,7 @@
  * looked up. The user_unwind_* entries themselves are not shown. -n prints
  * frames as file+offset, looking up no symbols.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,20 +44,43 @@ static int note_row(struct tracecmd_input *handle, struct tep_record *record, in
 	return 0;
 }
 
+/* What ustack_trace_open() says of a trace file it could not open. */
+static const char *trace_error(int err)
+{
+	switch (err) {
+	case EMEDIUMTYPE:
+		return "not a trace-cmd file";
+	case ENODATA:
+		return "truncated";
+	case EBADMSG:
+		return "damaged";
+	case EPROTONOSUPPORT:
+		return "a trace-cmd file this libtracecmd cannot read";
+	case ESPIPE:
+		return "not a regular file";
+	default:
+		return strerror(err);
+	}
+}
+
 /* The stacks of the file, indexed by record offset. */
 static struct ustack_stitcher *index_file(const char *file)
 {
-	struct tracecmd_input *handle = tracecmd_open(file, 0);
+	struct tracecmd_input *handle = ustack_trace_open(file, 0);
 	struct ustack_stitcher *st;
 
-	if (!handle)
+	if (!handle) {
+		fprintf(stderr, "lookup: %s: %s\n", file, trace_error(errno));
 		return NULL;
+	}
 	st = ustack_stitcher_alloc(tracecmd_get_tep(handle), USTACK_STITCH_INDEX_OFFSET,
 				   NULL, NULL);
 	if (st && (ustack_stitcher_feed_tracecmd(st, handle) || ustack_stitcher_flush(st))) {
 		ustack_stitcher_free(st);
 		st = NULL;
 	}
+	if (!st)
+		fprintf(stderr, "lookup: cannot index %s: %s\n", file, strerror(errno));
 	/* the index keeps nothing of the handle: its tep only named the fields */
 	tracecmd_close(handle);
 	return st;
@@ -130,12 +154,10 @@ int main(int argc, char **argv)
 	trace_seq_init(&seq);
 
 	st = index_file(file);
-	if (!st) {
-		fprintf(stderr, "lookup: cannot index %s\n", file);
+	if (!st)
 		goto out;
-	}
 	/* the viewer's own handle, and its rows */
-	handle = tracecmd_open(file, 0);
+	handle = ustack_trace_open(file, 0);
 	if (!handle || tracecmd_iterate_events(handle, NULL, 0, note_row, &r) < 0) {
 		fprintf(stderr, "lookup: cannot read %s\n", file);
 		goto out;

@@ -21,6 +21,7 @@
  * options/userstacktrace) are part of the event before them: they print
  * after its user stack, with none of their own, and do not count with -f.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,6 +165,25 @@ static void print_folded(struct print_ctx *ctx)
 	}
 }
 
+/* What ustack_trace_open() says of a trace file it could not open. */
+static const char *trace_error(int err)
+{
+	switch (err) {
+	case EMEDIUMTYPE:
+		return "not a trace-cmd file";
+	case ENODATA:
+		return "truncated";
+	case EBADMSG:
+		return "damaged";
+	case EPROTONOSUPPORT:
+		return "a trace-cmd file this libtracecmd cannot read";
+	case ESPIPE:
+		return "not a regular file";
+	default:
+		return strerror(err);
+	}
+}
+
 static int print_event(struct tep_event *event, struct tep_record *record, int cpu,
 		       const struct ustack_info *info, void *context)
 {
@@ -208,12 +228,38 @@ static int print_event(struct tep_event *event, struct tep_record *record, int c
 	return 0;
 }
 
+/* The events of a trace file with their stacks; records too damaged to read are counted. */
+static int stitch_file(const char *file, unsigned int flags, struct print_ctx *ctx)
+{
+	unsigned long long malformed = 0;
+	struct tracecmd_input *handle;
+	struct ustack_stitcher *st;
+	int ret;
+
+	handle = ustack_trace_open(file, 0);
+	if (!handle) {
+		fprintf(stderr, "stitch: %s: %s\n", file, trace_error(errno));
+		return -1;
+	}
+	st = ustack_stitcher_alloc(tracecmd_get_tep(handle), flags, print_event, ctx);
+	ret = st ? ustack_stitcher_feed_tracecmd(st, handle) : -1;
+	/* the end of the file: the stacks still awaited are lost */
+	if (!ret)
+		ret = ustack_stitcher_flush(st);
+	if (ret < 0)
+		fprintf(stderr, "stitch: %s: %s\n", file, strerror(errno));
+	if (st && !ustack_stitcher_get_stat(st, USTACK_STAT_MALFORMED, 0, &malformed) && malformed)
+		fprintf(stderr, "stitch: %s: damaged records left out: %llu\n", file, malformed);
+	ustack_stitcher_free(st);
+	tracecmd_close(handle);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	const char *debug_dir = NULL, *tracing_dir = NULL, *name = NULL;
 	struct tracefs_instance *instance;
 	struct print_ctx ctx = { 0 };
-	struct tracecmd_input *handle;
 	bool symbols = true;
 	unsigned int flags = 0;
 	int opt, ret = -1;
@@ -276,15 +322,7 @@ int main(int argc, char **argv)
 			perror("stitch: ustack_stitch_instance");
 		tracefs_instance_free(instance);
 	} else {
-		handle = tracecmd_open(argv[optind], 0);
-		if (!handle) {
-			fprintf(stderr, "stitch: cannot read %s\n", argv[optind]);
-			goto out;
-		}
-		ret = ustack_stitch_tracecmd(handle, flags, print_event, &ctx);
-		if (ret < 0)
-			perror("stitch: ustack_stitch_tracecmd");
-		tracecmd_close(handle);
+		ret = stitch_file(argv[optind], flags, &ctx);
 	}
 	if (ret >= 0 && ctx.fold != FOLD_NONE)
 		print_folded(&ctx);

@@ -188,6 +188,7 @@ struct ustack_rec {
 	size_t			build_id_size;
 };
 
+size_t ustack_page_room(struct tep_handle *tep, int page) __hidden;
 int ustack_formats_init(struct ustack_formats *fmt, struct tep_handle *tep) __hidden;
 void ustack_rec_read(struct ustack_formats *fmt, struct tep_record *record,
 		     struct ustack_rec *rec) __hidden;
@@ -431,6 +432,19 @@ int ustack_on_stack(struct ustack_stitcher *st, struct ustack_cpu *c,
 int ustack_on_file(struct ustack_stitcher *st, const struct ustack_rec *rec) __hidden;
 int ustack_on_event(struct ustack_stitcher *st, struct ustack_cpu *c, int pid,
 		    struct ustack_out *out) __hidden;
+
+/* ustack-stitch-tracecmd.c */
+void ustack_stitcher_bound_tracecmd(struct ustack_stitcher *st,
+				    struct tracecmd_input *handle) __hidden;
+
+/*
+ * libtracecmd's own, exported since trace-cmd 2.9 but declared in its
+ * private header only (trace-cmd report uses them). State 0 of
+ * tracecmd_read_headers(), TRACECMD_FILE_ALLOCATED, reads every header.
+ */
+struct tracecmd_input *tracecmd_alloc_fd(int fd, int flags);
+int tracecmd_read_headers(struct tracecmd_input *handle, int state);
+int tracecmd_page_size(struct tracecmd_input *handle);
 
 /* ustack-hold.c */
 int ustack_hand_back(struct ustack_stitcher *st, const struct ustack_out *out) __hidden;

@@ -302,6 +302,9 @@ int ustack_stitcher_flush(struct ustack_stitcher *st);
 int ustack_stitcher_get_stat(struct ustack_stitcher *st, enum ustack_stat what, unsigned int index,
 			     unsigned long long *value);
 
+/* ustack-trace-open.c: a trace.dat file opened as trace-cmd report opens it */
+struct tracecmd_input *ustack_trace_open(const char *file, int flags);
+
 /* ustack-stitch-tracefs.c, ustack-stitch-tracecmd.c: whole inputs */
 int ustack_stitch_instance(struct tep_handle *tep, struct tracefs_instance *instance,
 			   unsigned int flags, ustack_stitch_func callback, void *context);

@@ -77,20 +77,22 @@ static int ustack_formats_events(struct ustack_formats *fmt)
 	return 1;
 }
 
-/*
- * The most data a record of the trace can have: a ring buffer page (its size
- * as the trace says) less the page's header (timestamp and commit, as
- * header_page says) and the event's own header, 4 bytes at least.
- * libtracecmd 3.1.6 (its kbuffer) does not check an event's length against
- * its page, so a damaged length gives a record whose data runs up to 4 GiB
- * past it. 0 when the tep has no page size: tracefs_local_events() sets
- * none, and a live buffer's records are the kernel's.
+/**
+ * ustack_page_room - the most data a record of a trace can have
+ * @tep: the event formats of the trace
+ * @page: the size of its ring buffer pages; 0 or less when not known
+ *
+ * A page less its header (timestamp and commit, as header_page says) and
+ * the event's own header, 4 bytes at least. libtracecmd 3.1.6 (its kbuffer)
+ * does not check an event's length against its page, so a damaged length
+ * gives a record whose data runs up to 4 GiB past it.
+ *
+ * Return: the bytes; 0 when @page is not known (no bound).
  */
-static size_t ustack_formats_max_size(struct tep_handle *tep)
+size_t ustack_page_room(struct tep_handle *tep, int page)
 {
 	int commit = tep_get_header_page_size(tep);
 	int ts = tep_get_header_timestamp_size(tep);
-	int page = tep_get_page_size(tep);
 	int head = 4;
 
 	if (page <= 0)
@@ -120,7 +122,8 @@ int ustack_formats_init(struct ustack_formats *fmt, struct tep_handle *tep)
 	memset(fmt, 0, sizeof(*fmt));
 	fmt->tep = tep;
 	fmt->swap = tep_is_file_bigendian(tep) != tep_is_local_bigendian(tep);
-	fmt->max_size = ustack_formats_max_size(tep);
+	/* tracefs_local_events() and libtracecmd leave it 0: see ustack_stitcher_bound_tracecmd() */
+	fmt->max_size = ustack_page_room(tep, tep_get_page_size(tep));
 	for (i = 0; i < USTACK_TYPE_CACHE; i++)
 		fmt->types[i].id = -1;
 	fmt->cookie_id = fmt->stack_id = fmt->file_id = -1;

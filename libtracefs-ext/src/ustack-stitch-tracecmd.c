@@ -1,12 +1,26 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * Stitching a trace.dat file, read by libtracecmd in time order across the
- * CPUs. Its own file, as the only user of libtracecmd.
+ * CPUs. With ustack-trace-open.c, the only users of libtracecmd.
  */
 #include <errno.h>
 #include <trace-cmd.h>
 
 #include "ustack-stitch-local.h"
+
+/**
+ * ustack_stitcher_bound_tracecmd - bound a stitcher's records by a file's pages
+ * @st: the stitcher
+ * @handle: the file it is fed from
+ *
+ * libtracecmd does not give its tep the page size of the file (ustack_trace_open()
+ * does), so a stitcher of a handle from tracecmd_open() would have no bound.
+ */
+void ustack_stitcher_bound_tracecmd(struct ustack_stitcher *st, struct tracecmd_input *handle)
+{
+	if (!st->fmt.max_size && st->fmt.tep)
+		st->fmt.max_size = ustack_page_room(st->fmt.tep, tracecmd_page_size(handle));
+}
 
 static int ustack_tracecmd_record(struct tracecmd_input *handle, struct tep_record *record,
 				  int cpu, void *context)
@@ -19,8 +33,9 @@ static int ustack_tracecmd_record(struct tracecmd_input *handle, struct tep_reco
 
 /**
  * ustack_stitch_tracecmd - hand back the events of a trace file with their stacks
- * @handle: the trace file, from tracecmd_open(); for another buffer (instance)
- *	of the file, the handle of tracecmd_buffer_instance_handle()
+ * @handle: the trace file, from ustack_trace_open() (or tracecmd_open()); for
+ *	another buffer (instance) of the file, the handle of
+ *	tracecmd_buffer_instance_handle()
  * @flags: as for ustack_stitcher_alloc()
  * @callback: called for every event, as for ustack_stitcher_alloc()
  * @context: passed to @callback
@@ -28,7 +43,8 @@ static int ustack_tracecmd_record(struct tracecmd_input *handle, struct tep_reco
  * Reads every event of @handle with tracecmd_iterate_events(), feeds them to
  * a stitcher of its own with the event formats of the file
  * (tracecmd_get_tep()), and flushes it at the end: stacks still awaited then
- * are lost (USTACK_LOST_END).
+ * are lost (USTACK_LOST_END). Records longer than a page of the file are
+ * left out (ustack_stitcher_add()).
  *
  * Return: 0 when every event was handed back; 1 when @callback asked to stop
  * (the events after it are dropped); -1 with errno: EINVAL (@handle or
@@ -53,6 +69,7 @@ int ustack_stitch_tracecmd(struct tracecmd_input *handle, unsigned int flags,
 	}
 	if (ustack_run_start(&run, tep, flags, callback, context))
 		return -1;
+	ustack_stitcher_bound_tracecmd(run.st, handle);
 	errno = 0;
 	ret = tracecmd_iterate_events(handle, NULL, 0, ustack_tracecmd_record, &run);
 	return ustack_run_finish(&run, ret);
@@ -66,7 +83,8 @@ int ustack_stitch_tracecmd(struct tracecmd_input *handle, unsigned int flags,
  *	(tracecmd_buffer_instance_handle())
  *
  * Like ustack_stitch_tracecmd(), but into the caller's stitcher, which is
- * not flushed: events whose stack came are handed back (and indexed), the
+ * not flushed (and gets the page size of the file as its bound, when its tep
+ * had none): events whose stack came are handed back (and indexed), the
  * others stay held (or pending in the index) for what is fed next. Call
  * ustack_stitcher_flush() at the end of the input. So a stitcher can be
  * given the file with an index and no callback, for ustack_stitcher_lookup()
@@ -91,6 +109,7 @@ int ustack_stitcher_feed_tracecmd(struct ustack_stitcher *st, struct tracecmd_in
 		errno = EINVAL;
 		return -1;
 	}
+	ustack_stitcher_bound_tracecmd(st, handle);
 	errno = 0;
 	ret = tracecmd_iterate_events(handle, NULL, 0, ustack_tracecmd_record, &run);
 	return ustack_run_end(&run, ret);

@@ -502,7 +502,7 @@ static void test_exports(void)
 		"ustack_layout_alloc", "ustack_layout_free", "ustack_layout_set_event",
 		"ustack_layout_set_field", "ustack_layout_set_big_endian",
 		"ustack_stitcher_alloc_layout", "ustack_stitcher_add_data",
-		"ustack_stitcher_add_event",
+		"ustack_stitcher_add_event", "ustack_trace_open",
 	};
 	static const char * const hidden[] = {
 		"ustack_uleb128", "ustack_stack_decode", "ustack_files_set", "ustack_rec_read",

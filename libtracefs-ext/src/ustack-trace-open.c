@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Opening a trace.dat file as trace-cmd report does, with errors a tool can
+ * turn into a message.
+ *
+ * tracecmd_open() makes a handle, reads the headers (tracecmd_read_headers())
+ * and the CPU data (tracecmd_init_data()), and closes the handle when a step
+ * fails. After a failed tracecmd_init_data() that close crashes, in
+ * libtracecmd 3.1.6 and still in 3.4: the CPU array is allocated zeroed but a
+ * CPU's lists are set up only once its data was read, and tracecmd_close()
+ * walks them (and closes fd 0, taken for a CPU's compression file). trace-cmd
+ * report takes the same three steps and exits when one fails. A library
+ * cannot exit: the handle of a file whose CPU data cannot be read is left as
+ * it is, its memory kept, its file closed.
+ *
+ * libtracecmd says little of why it failed, so the file is looked at first
+ * (a regular file that starts with trace-cmd's magic), and a step that failed
+ * with the file read to its end failed because the file is cut short.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <trace-cmd.h>
+
+#include "ustack-stitch-local.h"
+
+/* A trace-cmd file starts with these 10 bytes (then its version, as text). */
+static const char ustack_trace_magic[] = "\027\010\104tracing";
+#define USTACK_TRACE_MAGIC_LEN	(sizeof(ustack_trace_magic) - 1)
+/* From this version on, the compression and the first options section are named. */
+#define USTACK_TRACE_VERSION_SECTIONS	7
+/* The start of a file read to check it; its strings are short. */
+#define USTACK_TRACE_HEAD	4096
+
+/* The end of the string at @pos of @head (@n bytes), or 0 when it is not there. */
+static size_t ustack_trace_string(const char *head, size_t n, size_t pos)
+{
+	const char *nul = pos < n ? memchr(head + pos, '\0', n - pos) : NULL;
+
+	return nul ? (size_t)(nul - head) + 1 : 0;
+}
+
+/*
+ * What tracecmd_alloc_fd() reads is all there: the magic, the version as
+ * text, the byte order, long size and page size; from version 7 on, the
+ * compression's name and version as text and the offset of the first
+ * options section. A file cut in that offset makes libtracecmd 3.1.6 (and
+ * 3.4) free the compression strings twice. Strings longer than the start
+ * read here are left to libtracecmd.
+ *
+ * Return: 0; -1 with errno EMEDIUMTYPE (not trace-cmd's magic) or ENODATA.
+ */
+static int ustack_trace_head(int fd, const struct stat *st)
+{
+	char head[USTACK_TRACE_HEAD];
+	size_t pos, n;
+	ssize_t got;
+
+	got = pread(fd, head, sizeof(head), 0);
+	if (got < 0)
+		return -1;
+	n = got;
+	if (!n || memcmp(head, ustack_trace_magic, n < USTACK_TRACE_MAGIC_LEN ? n :
+			 USTACK_TRACE_MAGIC_LEN)) {
+		errno = EMEDIUMTYPE;
+		return -1;
+	}
+	pos = ustack_trace_string(head, n, USTACK_TRACE_MAGIC_LEN);
+	if (pos && strtol(head + USTACK_TRACE_MAGIC_LEN, NULL, 10) <
+		   USTACK_TRACE_VERSION_SECTIONS)
+		return 0;
+	/* byte order, long size, page size; the compression's name and version */
+	if (pos)
+		pos = ustack_trace_string(head, n, pos + 1 + 1 + 4);
+	if (pos)
+		pos = ustack_trace_string(head, n, pos);
+	if (pos && pos + 8 <= (size_t)st->st_size)
+		return 0;
+	if (!pos && n < (size_t)st->st_size && n == sizeof(head))
+		return 0;
+	errno = ENODATA;
+	return -1;
+}
+
+/* The file is a regular one that starts as a trace-cmd file: 0, or -1 with errno. */
+static int ustack_trace_check(int fd, const struct stat *st)
+{
+	if (S_ISDIR(st->st_mode)) {
+		errno = EISDIR;
+		return -1;
+	}
+	/* libtracecmd seeks in the file and maps it */
+	if (!S_ISREG(st->st_mode)) {
+		errno = ESPIPE;
+		return -1;
+	}
+	return ustack_trace_head(fd, st);
+}
+
+/* Why a step of libtracecmd failed, when it does not say: cut short, or @other. */
+static int ustack_trace_why(int fd, const struct stat *st, int other)
+{
+	off_t pos;
+
+	if (errno == ENOMEM)
+		return ENOMEM;
+	pos = lseek(fd, 0, SEEK_CUR);
+	return pos >= st->st_size ? ENODATA : other;
+}
+
+/**
+ * ustack_trace_open - open a trace.dat file for reading its events
+ * @file: the file's path
+ * @flags: for libtracecmd: enum tracecmd_open_flags (TRACECMD_FL_LOAD_NO_PLUGINS, ...)
+ *
+ * What tracecmd_open() does, in the steps trace-cmd report takes, without
+ * its crash on a file whose CPU data cannot be read (the handle is then left
+ * unclosed, see above) and with an errno for each way a file can be wrong.
+ *
+ * Return: the handle, to be closed with tracecmd_close(); NULL with errno:
+ * EINVAL (@file NULL), the errors of open() and fstat() (ENOENT, EACCES...),
+ * EISDIR (a directory), ESPIPE (not a regular file: a pipe or a device),
+ * EMEDIUMTYPE (not a trace-cmd file: empty, or without trace-cmd's magic),
+ * ENODATA (cut short: the file ends before its headers do, or before the CPU
+ * data they name), EPROTONOSUPPORT (a trace-cmd file of a version or
+ * compression this libtracecmd does not read), EBADMSG (damaged: the
+ * headers or CPU data cannot be read) or ENOMEM.
+ */
+struct tracecmd_input *ustack_trace_open(const char *file, int flags)
+{
+	struct tracecmd_input *handle;
+	struct tep_handle *tep;
+	struct stat st;
+	int fd, err;
+
+	if (!file) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* no writer on a FIFO would block the open() */
+	fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || ustack_trace_check(fd, &st))
+		goto fail;
+
+	errno = 0;
+	handle = tracecmd_alloc_fd(fd, flags);
+	if (!handle) {
+		errno = ustack_trace_why(fd, &st, EPROTONOSUPPORT);
+		goto fail;
+	}
+	/* the handle's file from here: tracecmd_close() closes it */
+	errno = 0;
+	if (tracecmd_read_headers(handle, 0) < 0) {
+		err = ustack_trace_why(fd, &st, EBADMSG);
+		tracecmd_close(handle);
+		errno = err;
+		return NULL;
+	}
+	errno = 0;
+	if (tracecmd_init_data(handle) < 0) {
+		/* its "File possibly truncated" check sets EINVAL */
+		err = errno == EINVAL ? ENODATA : ustack_trace_why(fd, &st, EBADMSG);
+		/* the handle cannot be closed: only its file is */
+		close(fd);
+		errno = err;
+		return NULL;
+	}
+	/* libtracecmd keeps the page size to itself; the stitcher bounds records by it */
+	tep = tracecmd_get_tep(handle);
+	if (tep && tep_get_page_size(tep) <= 0)
+		tep_set_page_size(tep, tracecmd_page_size(handle));
+	return handle;
+
+fail:
+	err = errno;
+	close(fd);
+	errno = err;
+	return NULL;
+}
