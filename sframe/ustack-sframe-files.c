@@ -1,25 +1,38 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The files "ustack-sframe load" makes tables of, besides those named:
+ * The files "ustack-sframe load" makes tables of, in this order:
  *
- *   --mapped   every regular file a running process maps executable
- *              (/proc/PID/maps), so that processes already running get
- *              exact stacks;
- *   --system   every ELF file in the directories of programs and shared
- *              libraries, so that the programs started later get them too.
+ *   named      the files named on the command line, root's own choice;
+ *   --system   the ELF files of the directories of programs and shared
+ *              libraries, sorted by path, so that the programs started
+ *              later get tables;
+ *   --mapped   every file a running process maps executable, opened
+ *              through /proc/PID/map_files/START-END: the very file the
+ *              process maps, whatever its path names by then.
  *
- * Paths are resolved (realpath) and kept once; the list is sorted.
+ * The kernel keeps the first table of a build-id, so this is also the
+ * order of trust: a file found by --mapped never comes before a system
+ * file. A file found by --system or --mapped is given to load only when
+ * usf_table_file_trusted() says that only root can have written it; the
+ * others are skipped, with a line each, and counted. Every file is opened
+ * without blocking (O_NONBLOCK) and judged by fstat() of the descriptor,
+ * never by a name looked at before or after; each file (device and inode)
+ * is given once.
  */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
+#include "usf.h"
+#include "usf-table.h"
 #include "ustack-sframe.h"
 
 /* Directories of --system: programs, and libraries (only "*.so*" there) */
@@ -33,60 +46,159 @@ static const struct {
 	{ "/usr/lib/x86_64-linux-gnu", true },
 };
 
+/* A file already given or skipped */
+struct usf_file_id {
+	dev_t	dev;
+	ino_t	ino;
+};
+
+static int usf_file_id_cmp(const struct usf_file_id *a, const struct usf_file_id *b)
+{
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	if (a->ino != b->ino)
+		return a->ino < b->ino ? -1 : 1;
+	return 0;
+}
+
+/* Has the file of @st been seen? If not, it is now. */
+static bool usf_walk_seen(struct usf_walk *walk, const struct stat *st)
+{
+	struct usf_file_id id = { st->st_dev, st->st_ino };
+	size_t lo = 0, hi = walk->nr_seen, mid;
+	int c;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		c = usf_file_id_cmp(&id, &walk->seen[mid]);
+		if (!c)
+			return true;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	if (walk->nr_seen == walk->alloc_seen) {
+		walk->alloc_seen = walk->alloc_seen ? 2 * walk->alloc_seen : 256;
+		walk->seen = realloc(walk->seen, walk->alloc_seen * sizeof(*walk->seen));
+		if (!walk->seen)
+			usf_die("out of memory");
+	}
+	memmove(&walk->seen[lo + 1], &walk->seen[lo], (walk->nr_seen - lo) * sizeof(id));
+	walk->seen[lo] = id;
+	walk->nr_seen++;
+	return false;
+}
+
+/**
+ * usf_origin_name - how a file was found, for messages
+ * @file: the file
+ *
+ * Return: "named", "system" or "mapped by pid N" (a static buffer).
+ */
+const char *usf_origin_name(const struct usf_file *file)
+{
+	static char buf[32];
+
+	switch (file->origin) {
+	case USF_NAMED:
+		return "named";
+	case USF_SYSTEM:
+		return "system";
+	default:
+		snprintf(buf, sizeof(buf), "mapped by pid %d", file->pid);
+		return buf;
+	}
+}
+
+/*
+ * Give @file (fstat() @st) to the walk's function, once, when it may be
+ * loaded: a named file always (with a warning when it is not trusted),
+ * another only when trusted.
+ */
+static void usf_walk_give(struct usf_walk *walk, const struct usf_file *file,
+			  const struct stat *st)
+{
+	struct statfs sfs;
+
+	if (usf_walk_seen(walk, st))
+		return;
+	if (fstatfs(file->fd, &sfs))
+		sfs.f_type = 0;
+	if (usf_table_file_trusted(st, sfs.f_type)) {
+		if (file->origin != USF_NAMED) {
+			printf("%s: skipped (%s): not trusted: %s\n", file->name,
+			       usf_origin_name(file), usf_last_error());
+			walk->untrusted++;
+			return;
+		}
+		fprintf(stderr, "%s: not trusted (%s), loaded because it is named\n",
+			file->name, usf_last_error());
+	}
+	walk->fn(walk, file);
+}
+
+/* Does the open file start with the ELF magic? */
+static bool usf_fd_is_elf(int fd)
+{
+	unsigned char magic[4];
+
+	return pread(fd, magic, sizeof(magic), 0) == sizeof(magic) &&
+	       !memcmp(magic, "\177ELF", sizeof(magic));
+}
+
+/*
+ * Open @path and give it. A named file that cannot be opened is reported
+ * (-1); a system file that cannot, or is not ELF, is left out quietly.
+ */
+static int usf_walk_path(struct usf_walk *walk, const char *path, enum usf_origin origin)
+{
+	struct usf_file file = { .origin = origin };
+	char real[PATH_MAX];
+	struct stat st;
+
+	file.fd = usf_file_open(path, O_RDONLY, &st);
+	if (file.fd < 0) {
+		if (origin != USF_NAMED)
+			return 0;
+		fprintf(stderr, "%s\n", usf_last_error());
+		return -1;
+	}
+	/* the name is only said: the file is the one open */
+	file.name = realpath(path, real) ? real : path;
+	if (origin == USF_NAMED || usf_fd_is_elf(file.fd))
+		usf_walk_give(walk, &file, &st);
+	close(file.fd);
+	return 0;
+}
+
+/**
+ * usf_walk_named - give a file named on the command line
+ * @walk: the walk
+ * @path: the file
+ *
+ * Return: 0, or -1 when it cannot be opened or is not a regular file
+ * (said on stderr).
+ */
+int usf_walk_named(struct usf_walk *walk, const char *path)
+{
+	return usf_walk_path(walk, path, USF_NAMED);
+}
+
 static int usf_cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char * const *)a, *(char * const *)b);
 }
 
-/* Append a copy of @path. */
-static void usf_files_push(struct usf_files *files, const char *path)
-{
-	if (files->nr == files->alloc) {
-		files->alloc = files->alloc ? 2 * files->alloc : 256;
-		files->path = realloc(files->path, files->alloc * sizeof(*files->path));
-		if (!files->path)
-			usf_die("out of memory");
-	}
-	files->path[files->nr] = strdup(path);
-	if (!files->path[files->nr])
-		usf_die("out of memory");
-	files->nr++;
-}
-
-/* Add the real path of @path when it is a regular file. */
-static void usf_files_add(struct usf_files *files, const char *path)
-{
-	char real[PATH_MAX];
-	struct stat st;
-
-	if (realpath(path, real) && !stat(real, &st) && S_ISREG(st.st_mode))
-		usf_files_push(files, real);
-}
-
-/* An ELF file? Its first four bytes. */
-static bool usf_is_elf(const char *path)
-{
-	unsigned char magic[4];
-	FILE *f = fopen(path, "rb");
-	bool elf;
-
-	if (!f)
-		return false;
-	elf = fread(magic, 1, sizeof(magic), f) == sizeof(magic) &&
-	      !memcmp(magic, "\177ELF", sizeof(magic));
-	fclose(f);
-	return elf;
-}
-
 /**
- * usf_files_system - add the ELF programs and libraries of the system
- * @files: the list
+ * usf_walk_system - give the ELF programs and libraries of the system
+ * @walk: the walk
  */
-void usf_files_system(struct usf_files *files)
+void usf_walk_system(struct usf_walk *walk)
 {
-	char path[PATH_MAX];
+	size_t i, nr = 0, alloc = 0;
+	char **paths = NULL;
 	struct dirent *d;
-	size_t i;
 	DIR *dir;
 
 	for (i = 0; i < sizeof(usf_system_dirs) / sizeof(usf_system_dirs[0]); i++) {
@@ -97,56 +209,113 @@ void usf_files_system(struct usf_files *files)
 			if (d->d_name[0] == '.' ||
 			    (usf_system_dirs[i].libs && !strstr(d->d_name, ".so")))
 				continue;
-			snprintf(path, sizeof(path), "%s/%s", usf_system_dirs[i].dir, d->d_name);
-			if (usf_is_elf(path))
-				usf_files_add(files, path);
+			if (nr == alloc) {
+				alloc = alloc ? 2 * alloc : 1024;
+				paths = realloc(paths, alloc * sizeof(*paths));
+				if (!paths)
+					usf_die("out of memory");
+			}
+			if (asprintf(&paths[nr++], "%s/%s", usf_system_dirs[i].dir,
+				     d->d_name) < 0)
+				usf_die("out of memory");
 		}
 		closedir(dir);
 	}
+	qsort(paths, nr, sizeof(*paths), usf_cmp_str);
+	for (i = 0; i < nr; i++) {
+		if (!walk->stop)
+			usf_walk_path(walk, paths[i], USF_SYSTEM);
+		free(paths[i]);
+	}
+	free(paths);
 }
 
-/* The path of an executable file mapping of a /proc/PID/maps line, or NULL */
-static char *usf_maps_path(char *line)
+/*
+ * The range ("START-END", as in /proc/PID/map_files/) and the path of an
+ * executable file mapping of a /proc/PID/maps line; false for another line
+ */
+static bool usf_maps_exec(char *line, char **range, char **path)
 {
-	char perms[8], *path;
-	int n = 0;
+	char perms[8];
+	int n = 0, end = 0;
 
 	/* address perms offset dev inode path */
-	if (sscanf(line, "%*s %7s %*s %*s %*s %n", perms, &n) != 1 || !n ||
-	    strlen(perms) < 3 || perms[2] != 'x')
-		return NULL;
-	path = line + n;
-	path[strcspn(path, "\n")] = '\0';
-	if (path[0] != '/' || strstr(path, " (deleted)"))
-		return NULL;
-	return path;
+	if (sscanf(line, "%*[0-9a-f]-%*[0-9a-f]%n %7s %*s %*s %*s %n", &end, perms, &n) != 1 ||
+	    !n || !end || strlen(perms) < 3 || perms[2] != 'x' || line[n] != '/')
+		return false;
+	line[end] = '\0';
+	*range = line;
+	*path = line + n;
+	(*path)[strcspn(*path, "\n")] = '\0';
+	return true;
+}
+
+/* @name with control characters made '?', for a terminal */
+static void usf_name_clean(char *name)
+{
+	for (; *name; name++)
+		if ((unsigned char)*name < 0x20 || *name == 0x7f)
+			*name = '?';
+}
+
+/* Give the file process @pid maps at @range (@path in its maps) */
+static void usf_walk_mapping(struct usf_walk *walk, int pid, const char *range, char *path)
+{
+	struct usf_file file = { .origin = USF_MAPPED, .pid = pid, .name = path };
+	char mf[128];
+	struct stat st;
+
+	if (snprintf(mf, sizeof(mf), "/proc/%d/map_files/%s", pid, range) >= (int)sizeof(mf))
+		return;		/* no range is that long */
+	file.fd = open(mf, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (file.fd < 0) {
+		if (errno == ENOENT || errno == ESRCH)
+			return;		/* unmapped, or the process is gone */
+		if (!walk->unopened)
+			printf("%s: cannot open %s: %s%s\n", path, mf, strerror(errno),
+			       errno == EPERM ? " (it needs CAP_SYS_ADMIN)" : "");
+		walk->unopened++;
+		return;
+	}
+	usf_name_clean(path);
+	/* a mapping of a device or of anything else but a file is no program */
+	if (!fstat(file.fd, &st) && S_ISREG(st.st_mode))
+		usf_walk_give(walk, &file, &st);
+	close(file.fd);
 }
 
 /**
- * usf_files_mapped - add the files running processes map executable
- * @files: the list
+ * usf_walk_mapped - give the files running processes map executable
+ * @walk: the walk
  */
-void usf_files_mapped(struct usf_files *files)
+void usf_walk_mapped(struct usf_walk *walk)
 {
-	char maps[300], line[PATH_MAX + 128], *path;
+	char maps[64], line[PATH_MAX + 256], *range, *path;
 	struct dirent *d;
+	bool whole;
 	DIR *proc;
 	FILE *f;
+	int pid;
 
 	proc = opendir("/proc");
 	if (!proc)
 		usf_die("/proc: %s", strerror(errno));
-	while ((d = readdir(proc))) {
+	while (!walk->stop && (d = readdir(proc))) {
 		if (!isdigit((unsigned char)d->d_name[0]))
 			continue;
-		snprintf(maps, sizeof(maps), "/proc/%s/maps", d->d_name);
-		f = fopen(maps, "r");
+		pid = atoi(d->d_name);
+		snprintf(maps, sizeof(maps), "/proc/%d/maps", pid);
+		f = fopen(maps, "re");
 		if (!f)
-			continue;	/* gone, or a kernel thread */
-		while (fgets(line, sizeof(line), f)) {
-			path = usf_maps_path(line);
-			if (path)
-				usf_files_add(files, path);
+			continue;	/* gone, or not ours to read */
+		whole = true;
+		while (!walk->stop && fgets(line, sizeof(line), f)) {
+			/* the rest of a line longer than any path is no line */
+			bool start = whole;
+
+			whole = strchr(line, '\n') != NULL;
+			if (start && usf_maps_exec(line, &range, &path))
+				usf_walk_mapping(walk, pid, range, path);
 		}
 		fclose(f);
 	}
@@ -154,51 +323,12 @@ void usf_files_mapped(struct usf_files *files)
 }
 
 /**
- * usf_files_sort - sort the list and keep each path once
- * @files: the list
+ * usf_walk_release - free what a walk kept
+ * @walk: the walk
  */
-void usf_files_sort(struct usf_files *files)
+void usf_walk_release(struct usf_walk *walk)
 {
-	size_t i, n = 0;
-
-	if (!files->nr)
-		return;
-	qsort(files->path, files->nr, sizeof(*files->path), usf_cmp_str);
-	for (i = 0; i < files->nr; i++) {
-		if (n && !strcmp(files->path[n - 1], files->path[i])) {
-			free(files->path[i]);
-			continue;
-		}
-		files->path[n++] = files->path[i];
-	}
-	files->nr = n;
-}
-
-/**
- * usf_files_add_path - add a file named on the command line
- * @files: the list
- * @path: the path; one that is not a regular file is added as it is, so
- *	  that loading it reports why
- */
-void usf_files_add_path(struct usf_files *files, const char *path)
-{
-	size_t nr = files->nr;
-
-	usf_files_add(files, path);
-	if (files->nr == nr)
-		usf_files_push(files, path);
-}
-
-/**
- * usf_files_free - free the list
- * @files: the list
- */
-void usf_files_free(struct usf_files *files)
-{
-	size_t i;
-
-	for (i = 0; i < files->nr; i++)
-		free(files->path[i]);
-	free(files->path);
-	*files = (struct usf_files){ };
+	free(walk->seen);
+	walk->seen = NULL;
+	walk->nr_seen = walk->alloc_seen = 0;
 }

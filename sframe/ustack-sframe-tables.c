@@ -65,18 +65,19 @@ enum usf_load_result {
 	USF_LOAD_FULL,		/* the tables' memory limit is reached */
 };
 
-/* Convert @path and load its table; @quiet: say nothing of a skipped file */
-static enum usf_load_result usf_load_one(const char *path, bool quiet)
+/* Convert @file and load its table; @quiet: say nothing of a skipped file */
+static enum usf_load_result usf_load_one(const struct usf_file *file, bool quiet)
 {
 	char id[2 * USF_TABLE_BUILD_ID_MAX + 1];
+	const char *path = file->name;
 	struct usf_table_info info;
 	enum usf_load_result ret;
 	size_t size;
 	void *blob;
 
-	if (usf_table_from_elf(path, 0, &blob, &size, NULL)) {
+	if (usf_table_from_fd(path, file->fd, 0, &blob, &size, NULL)) {
 		if (!quiet)
-			fprintf(stderr, "%s: %s\n", path, usf_last_error());
+			fprintf(stderr, "%s\n", usf_last_error());
 		return USF_LOAD_SKIPPED;
 	}
 	if (usf_table_decode(blob, size, &info, NULL))
@@ -97,58 +98,86 @@ static enum usf_load_result usf_load_one(const char *path, bool quiet)
 	return ret;
 }
 
-/* load [--mapped] [--system] [FILE...] */
+/* What load did, file by file */
+struct usf_load {
+	unsigned int	count[USF_LOAD_FULL + 1];
+	bool		dry_run;
+};
+
+/* The walk's function: load @file (with --dry-run, say it would be) */
+static void usf_load_file(struct usf_walk *walk, const struct usf_file *file)
+{
+	struct usf_load *ld = walk->arg;
+	enum usf_load_result r;
+
+	if (ld->dry_run) {
+		printf("%s: would load (%s)\n", file->name, usf_origin_name(file));
+		ld->count[USF_LOAD_OK]++;
+		return;
+	}
+	/* files found by --mapped or --system may have no table to make */
+	r = usf_load_one(file, file->origin != USF_NAMED);
+	ld->count[r]++;
+	if (r == USF_LOAD_FULL) {
+		fprintf(stderr, "the kernel's limit for tables is reached: see %s/%s/limit\n",
+			getenv("USTACK_TRACEFS") ?: USF_TRACEFS_DEFAULT, USF_TABLES_DIR);
+		walk->stop = true;
+	}
+}
+
+/* load [--mapped] [--system] [--dry-run] [FILE...] */
 int usf_cmd_load(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "mapped", no_argument, NULL, 'm' },
 		{ "system", no_argument, NULL, 's' },
+		{ "dry-run", no_argument, NULL, 'n' },
 		{ 0 }
 	};
-	unsigned int count[USF_LOAD_FULL + 1] = { };
-	struct usf_files files = { };
+	struct usf_walk walk = { .fn = usf_load_file };
 	bool mapped = false, sys = false;
-	enum usf_load_result r;
-	size_t i;
-	int c;
+	struct usf_load ld = { };
+	unsigned int total = 0;
+	int c, i;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n", opts, NULL)) != -1) {
 		if (c == 'm')
 			mapped = true;
 		else if (c == 's')
 			sys = true;
+		else if (c == 'n')
+			ld.dry_run = true;
 		else
 			return 2;
 	}
 	if (optind == argc && !mapped && !sys)
 		return 2;
-	for (i = optind; i < (size_t)argc; i++)
-		usf_files_add_path(&files, argv[i]);
-	if (mapped)
-		usf_files_mapped(&files);
-	if (sys)
-		usf_files_system(&files);
-	usf_files_sort(&files);
-	for (i = 0; i < files.nr; i++) {
-		/* files found by --mapped or --system may have no table to make */
-		r = usf_load_one(files.path[i], mapped || sys);
-		count[r]++;
-		if (r == USF_LOAD_FULL) {
-			fprintf(stderr, "the kernel's limit for tables is reached: see %s/%s/limit\n",
-				getenv("USTACK_TRACEFS") ?: USF_TRACEFS_DEFAULT, USF_TABLES_DIR);
-			break;
-		}
-	}
-	if (mapped || sys)
-		printf("%zu files: %u loaded, %u already loaded, %u without a table, %u refused%s\n",
-		       files.nr, count[USF_LOAD_OK], count[USF_LOAD_ALREADY],
-		       count[USF_LOAD_SKIPPED], count[USF_LOAD_FAILED],
-		       count[USF_LOAD_FULL] ? ", then the limit" : "");
-	usf_files_free(&files);
-	if (count[USF_LOAD_FAILED] || count[USF_LOAD_FULL])
+	walk.arg = &ld;
+	/* the kernel keeps the first table of a build-id: the most trusted first */
+	for (i = optind; i < argc && !walk.stop; i++)
+		if (usf_walk_named(&walk, argv[i]))
+			ld.count[USF_LOAD_SKIPPED]++;
+	if (sys && !walk.stop)
+		usf_walk_system(&walk);
+	if (mapped && !walk.stop)
+		usf_walk_mapped(&walk);
+	usf_walk_release(&walk);
+	for (i = 0; i <= USF_LOAD_FULL; i++)
+		total += ld.count[i];
+	if (walk.untrusted || walk.unopened)
+		printf("skipped: %u files not trusted for a system-wide table, %u mappings "
+		       "that could not be opened\n", walk.untrusted, walk.unopened);
+	if (ld.dry_run)
+		printf("%u files would be loaded, in this order\n", total);
+	else if (mapped || sys)
+		printf("%u files: %u loaded, %u already loaded, %u without a table, %u refused%s\n",
+		       total, ld.count[USF_LOAD_OK], ld.count[USF_LOAD_ALREADY],
+		       ld.count[USF_LOAD_SKIPPED], ld.count[USF_LOAD_FAILED],
+		       ld.count[USF_LOAD_FULL] ? ", then the limit" : "");
+	if (ld.count[USF_LOAD_FAILED] || ld.count[USF_LOAD_FULL])
 		return 1;
 	/* a file named on the command line must give a table */
-	return !(mapped || sys) && count[USF_LOAD_SKIPPED] ? 1 : 0;
+	return !(mapped || sys) && ld.count[USF_LOAD_SKIPPED] ? 1 : 0;
 }
 
 int usf_cmd_list(int argc, char **argv)

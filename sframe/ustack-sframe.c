@@ -316,7 +316,8 @@ static const struct usf_cmd usf_cmds[] = {
 	{ "dump-table", usf_cmd_dump_table, "dump-table BLOB" },
 	{ "validate-table", usf_cmd_validate_table, "validate-table BLOB" },
 	{ "load", usf_cmd_load,
-	  "load [--mapped] [--system] [FILE...]   (tracefs: $USTACK_TRACEFS or /sys/kernel/tracing)" },
+	  "load [--mapped] [--system] [--dry-run] [FILE...]\n"
+	  "          (tracefs: $USTACK_TRACEFS or /sys/kernel/tracing)" },
 	{ "list", usf_cmd_list, "list" },
 	{ "remove", usf_cmd_remove, "remove BUILD-ID|unused|all" },
 };

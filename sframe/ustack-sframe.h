@@ -34,18 +34,40 @@ int usf_cmd_coverage(int argc, char **argv);
 int usf_cmd_dump_table(int argc, char **argv);
 int usf_cmd_validate_table(int argc, char **argv);
 
-/* ustack-sframe-files.c: the files load makes tables of */
-struct usf_files {
-	char	**path;
-	size_t	nr;
-	size_t	alloc;
+/* ustack-sframe-files.c: the files load makes tables of, in this order */
+enum usf_origin {
+	USF_NAMED,	/* on the command line */
+	USF_SYSTEM,	/* --system */
+	USF_MAPPED,	/* --mapped */
 };
 
-void usf_files_system(struct usf_files *files);
-void usf_files_mapped(struct usf_files *files);
-void usf_files_add_path(struct usf_files *files, const char *path);
-void usf_files_sort(struct usf_files *files);
-void usf_files_free(struct usf_files *files);
+struct usf_file {
+	const char	*name;	/* its path, to print (--mapped: as the process maps it) */
+	int		fd;	/* the file, open for reading: a regular file */
+	enum usf_origin	origin;
+	int		pid;	/* USF_MAPPED: the process it was found in */
+};
+
+struct usf_walk;
+typedef void (*usf_walk_fn)(struct usf_walk *walk, const struct usf_file *file);
+
+/* Finding files: each one that may be loaded is given to @fn, once */
+struct usf_walk {
+	usf_walk_fn		fn;
+	void			*arg;
+	bool			stop;		/* set by @fn: give no more */
+	unsigned int		untrusted;	/* files skipped: not trusted */
+	unsigned int		unopened;	/* mappings that could not be opened */
+	struct usf_file_id	*seen;		/* files given or skipped, sorted */
+	size_t			nr_seen;
+	size_t			alloc_seen;
+};
+
+int usf_walk_named(struct usf_walk *walk, const char *path);
+void usf_walk_system(struct usf_walk *walk);
+void usf_walk_mapped(struct usf_walk *walk);
+void usf_walk_release(struct usf_walk *walk);
+const char *usf_origin_name(const struct usf_file *file);
 
 /* ustack-sframe-tables.c: tables in the kernel */
 int usf_cmd_load(int argc, char **argv);

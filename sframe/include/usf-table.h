@@ -87,7 +87,14 @@ int usf_table_decode(const void *buf, size_t size, struct usf_table_info *info,
 		     struct usf_section *sec);
 int usf_table_from_elf(const char *path, unsigned int eh_flags, void **blob, size_t *size,
 		       struct usf_eh_stats *stats);
+int usf_table_from_fd(const char *name, int fd, unsigned int eh_flags, void **blob,
+		      size_t *size, struct usf_eh_stats *stats);
 int usf_elf_build_id(const char *path, void *id, size_t size);
+int usf_elf_build_id_fd(const char *name, int fd, void *id, size_t size);
+
+/* Who may have written a file a system-wide table is made from (trust.c) */
+struct stat;
+int usf_table_file_trusted(const struct stat *st, unsigned long fs_type);
 int usf_table_id_format(const void *id, size_t size, char *buf, size_t buf_size);
 
 #ifdef __cplusplus

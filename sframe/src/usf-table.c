@@ -164,26 +164,23 @@ int usf_table_decode(const void *buf, size_t size, struct usf_table_info *info,
 }
 
 /**
- * usf_elf_build_id - the NT_GNU_BUILD_ID of an ELF file
- * @path: the file
+ * usf_elf_build_id_fd - the NT_GNU_BUILD_ID of an open ELF file
+ * @name: the file's name, for messages
+ * @fd: the file, open for reading
  * @id: where to copy it
  * @size: bytes at @id
  *
  * Return: the size of the build-id (copied up to @size bytes), 0 when the
  * file has none, or -1 with errno and usf_last_error().
  */
-int usf_elf_build_id(const char *path, void *id, size_t size)
+int usf_elf_build_id_fd(const char *name, int fd, void *id, size_t size)
 {
 	const void *p;
 	ssize_t n = -1;
-	int fd;
 	Elf *elf;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return usf_error(EINVAL, "libelf: %s", elf_errmsg(-1));
-	fd = usf_file_open(path, O_RDONLY, NULL);
-	if (fd < 0)
-		return -1;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf && elf_kind(elf) == ELF_K_ELF)
 		n = dwelf_elf_gnu_build_id(elf, &p);
@@ -191,27 +188,49 @@ int usf_elf_build_id(const char *path, void *id, size_t size)
 		memcpy(id, p, (size_t)n < size ? (size_t)n : size);
 	if (elf)
 		elf_end(elf);
-	close(fd);
 	if (n < 0)
-		return usf_error(EINVAL, "%s: not an ELF file, or a malformed note", path);
+		return usf_error(EINVAL, "%s: not an ELF file, or a malformed note", name);
 	return n;
 }
 
 /**
- * usf_table_from_elf - convert an ELF file's CFI into a table blob
- * @path: the ELF file
+ * usf_elf_build_id - the NT_GNU_BUILD_ID of an ELF file
+ * @path: the file (a regular file, see usf_file_open())
+ * @id: where to copy it
+ * @size: bytes at @id
+ *
+ * Return: as usf_elf_build_id_fd().
+ */
+int usf_elf_build_id(const char *path, void *id, size_t size)
+{
+	int fd, n;
+
+	fd = usf_file_open(path, O_RDONLY, NULL);
+	if (fd < 0)
+		return -1;
+	n = usf_elf_build_id_fd(path, fd, id, size);
+	close(fd);
+	return n;
+}
+
+/**
+ * usf_table_from_fd - convert an open ELF file's CFI into a table blob
+ * @name: the file's name, for messages
+ * @fd: the file, open for reading (a regular file)
  * @eh_flags: usf_eh_convert() flags
  * @blob: the blob, malloc()ed
  * @size: its size
  * @stats: the conversion's statistics, or NULL (see usf_eh_convert())
  *
- * The section is encoded for the file size rounded up to USF_TABLE_ALIGN.
+ * The build-id and the CFI are read from @fd, the file itself, whatever
+ * its name points to now. The section is encoded for the file size
+ * rounded up to USF_TABLE_ALIGN.
  *
  * Return: 0, or -1 with errno and usf_last_error(): the conversion
  * failed, the file has no build-id (ENOENT) or nothing could be converted.
  */
-int usf_table_from_elf(const char *path, unsigned int eh_flags, void **blob, size_t *size,
-		       struct usf_eh_stats *stats)
+int usf_table_from_fd(const char *name, int fd, unsigned int eh_flags, void **blob,
+		      size_t *size, struct usf_eh_stats *stats)
 {
 	uint8_t id[USF_TABLE_BUILD_ID_MAX];
 	struct usf_eh_stats local, *st = stats ? stats : &local;
@@ -221,12 +240,12 @@ int usf_table_from_elf(const char *path, unsigned int eh_flags, void **blob, siz
 	int id_size;
 
 	*blob = NULL;
-	id_size = usf_elf_build_id(path, id, sizeof(id));
+	id_size = usf_elf_build_id_fd(name, fd, id, sizeof(id));
 	if (id_size <= 0)
-		return id_size ? -1 : usf_error(ENOENT, "%s: no build-id note", path);
+		return id_size ? -1 : usf_error(ENOENT, "%s: no build-id note", name);
 	if (id_size > USF_TABLE_BUILD_ID_MAX)
-		return usf_error(EINVAL, "%s: build-id of %d bytes", path, id_size);
-	if (usf_eh_convert(path, -1, eh_flags, &sec, st))
+		return usf_error(EINVAL, "%s: build-id of %d bytes", name, id_size);
+	if (usf_eh_convert(name, fd, eh_flags, &sec, st))
 		return -1;
 	if (!stats)
 		usf_eh_stats_release(&local);
@@ -235,7 +254,7 @@ int usf_table_from_elf(const char *path, unsigned int eh_flags, void **blob, siz
 		where = USF_TABLE_ALIGN;
 	if (!sec.nr_funcs) {
 		usf_section_release(&sec);
-		return usf_error(ENODATA, "%s: no function could be converted", path);
+		return usf_error(ENODATA, "%s: no function could be converted", name);
 	}
 	n = usf_table_encode(&sec, id, id_size, where, NULL, 0);
 	*blob = n > 0 ? malloc(n) : NULL;
@@ -251,6 +270,30 @@ int usf_table_from_elf(const char *path, unsigned int eh_flags, void **blob, siz
 		return -1;
 	*size = n;
 	return 0;
+}
+
+/**
+ * usf_table_from_elf - convert an ELF file's CFI into a table blob
+ * @path: the ELF file (a regular file, see usf_file_open())
+ * @eh_flags: usf_eh_convert() flags
+ * @blob: the blob, malloc()ed
+ * @size: its size
+ * @stats: the conversion's statistics, or NULL (see usf_eh_convert())
+ *
+ * Return: as usf_table_from_fd().
+ */
+int usf_table_from_elf(const char *path, unsigned int eh_flags, void **blob, size_t *size,
+		       struct usf_eh_stats *stats)
+{
+	int fd, ret;
+
+	*blob = NULL;
+	fd = usf_file_open(path, O_RDONLY, NULL);
+	if (fd < 0)
+		return -1;
+	ret = usf_table_from_fd(path, fd, eh_flags, blob, size, stats);
+	close(fd);
+	return ret;
 }
 
 /**
