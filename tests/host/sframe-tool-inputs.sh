@@ -3,8 +3,9 @@
 # ustack-sframe's inputs are regular files of at most 1 GiB: every
 # subcommand that reads a file refuses /dev/zero, a directory, a FIFO
 # without a writer and a 2 GiB (sparse) file at once (well within 10 s,
-# under a 512 MiB address space limit), with a message naming the file
-# and what is wrong with it; a regular file still works.
+# under a 512 MiB address space limit, but for an ASan build), with a
+# message naming the file and what is wrong with it; a regular file still
+# works.
 . "$(dirname "$0")/../lib/result.sh"
 
 O=${USTACK_SFRAME_O:-$USTACK_TOP/build/sframe}
@@ -26,11 +27,16 @@ mkdir -p "$work/tracefs/user_unwind_tables"
 : >"$work/tracefs/user_unwind_tables/load"
 export USTACK_TRACEFS=$work/tracefs
 
+# the address space limit, unless the tool cannot start under it (ASan's
+# shadow memory)
+vlimit=524288
+(ulimit -v $vlimit; "$tool" --help) >/dev/null 2>&1 || vlimit=unlimited
+
 # refused FILE WHAT SUBCOMMAND...: exit 1 in time, "FILE: WHAT" on stderr
 refused() {
 	local file=$1 what=$2 rc
 	shift 2
-	(ulimit -v 524288; timeout 10 "$tool" "$@") >"$work/out" 2>"$work/err"
+	(ulimit -v $vlimit; timeout 10 "$tool" "$@") >"$work/out" 2>"$work/err"
 	rc=$?
 	cat "$work/out" >>"$work/err"	# coverage reports on stdout
 	if [ $rc = 1 ] && grep -qF "$file: $what" "$work/err"; then
