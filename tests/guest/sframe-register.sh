@@ -90,6 +90,8 @@ section-truncated EINVAL
 section-unmapped EFAULT
 section-wraps EINVAL
 register ok
+text-not-pages EINVAL
+text-empty EINVAL
 register-again EEXIST
 register-overlapping EEXIST
 unregister ok

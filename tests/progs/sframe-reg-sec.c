@@ -335,7 +335,29 @@ int sr_dev(void)
 }
 
 /**
- * sr_register - SFRAME_IOC_REGISTER
+ * sr_register - SFRAME_IOC_REGISTER for the whole pages around some code
+ * @sframe: the section
+ * @sframe_size: its size
+ * @text: the code it describes
+ * @text_size: its size
+ *
+ * The kernel takes whole pages of text: the range given is the pages
+ * that hold [@text, +@text_size).
+ *
+ * Return: 0, or the negative errno (always 0 in a dry run).
+ */
+int sr_register(uint64_t sframe, uint64_t sframe_size, uint64_t text, uint64_t text_size)
+{
+	uint64_t start = text & ~4095ULL;
+	uint64_t end = text_size ? (text + text_size + 4095) & ~4095ULL : text;
+
+	if (text + text_size < text)
+		end = text + text_size;
+	return sr_register_raw(sframe, sframe_size, start, end - start);
+}
+
+/**
+ * sr_register_raw - SFRAME_IOC_REGISTER with the ranges as given
  * @sframe: the section
  * @sframe_size: its size
  * @text: the code it describes
@@ -343,7 +365,7 @@ int sr_dev(void)
  *
  * Return: 0, or the negative errno (always 0 in a dry run).
  */
-int sr_register(uint64_t sframe, uint64_t sframe_size, uint64_t text, uint64_t text_size)
+int sr_register_raw(uint64_t sframe, uint64_t sframe_size, uint64_t text, uint64_t text_size)
 {
 	struct sframe_setup s = {
 		.sframe_start = sframe, .sframe_size = sframe_size,

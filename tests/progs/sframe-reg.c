@@ -181,6 +181,10 @@ static int sr_errors(void)
 	sr_error("section-unmapped", sr_register(4096, buf.len, text, size));
 	/* a section past the end of the address space */
 	sr_error("section-wraps", sr_register(~0ULL - 8, buf.len, text, size));
+	/* text that is not whole pages */
+	sr_error("text-not-pages", sr_register_raw((uint64_t)buf.addr, buf.len, text + 16,
+						   size - 16));
+	sr_error("text-empty", sr_register_raw((uint64_t)buf.addr, buf.len, text, 0));
 	sr_error("register", sr_register((uint64_t)buf.addr, buf.len, text, size));
 	sr_error("register-again", sr_register((uint64_t)buf.addr, buf.len, text, size));
 	sr_error("register-overlapping", sr_register((uint64_t)buf.addr, buf.len, text + 16,
@@ -333,7 +337,8 @@ static void sr_usage(void)
 {
 	fprintf(stderr, "usage: ustack-sframe-reg [-v 0|1|2|2p|3] [-e BLOB] [-d] MODE [ARGS]\n"
 		"modes: calls N | late N | fork N | jit | dl N | fuzz N SEED | signal |\n"
-		"       deep D N [nodrap|fp] | errors | libc N BLOB\n");
+		"       deep D N [nodrap|fp] | errors | libc N BLOB |\n"
+		"       flood N SIZE exit|fork|munmap|exec|threads | mapflood N FILE\n");
 	exit(2);
 }
 
@@ -385,6 +390,11 @@ int main(int argc, char **argv)
 		ret = sr_dl_mode(atoi(argv[0]));
 	} else if (!strcmp(mode, "fuzz") && argc == 2) {
 		ret = sr_fuzz_mode(strtoul(argv[0], NULL, 0), strtoull(argv[1], NULL, 0));
+	} else if (!strcmp(mode, "flood") && argc == 3) {
+		ret = sr_flood_mode(strtoul(argv[0], NULL, 0), strtoul(argv[1], NULL, 0), argv[2],
+				    "/proc/self/exe");
+	} else if (!strcmp(mode, "mapflood") && argc == 2) {
+		ret = sr_mapflood_mode(strtoul(argv[0], NULL, 0), argv[1]);
 	} else if (!strcmp(mode, "signal") && !argc) {
 		if (sr_ver.version)
 			n = sr_register_objs(NULL, bufs, 8);

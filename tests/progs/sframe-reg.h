@@ -76,6 +76,7 @@ int sr_encode_near(const struct usf_section *sec, const struct sr_version *v, ui
 void sr_buf_free(struct sr_buf *buf);
 int sr_dev(void);
 int sr_register(uint64_t sframe, uint64_t sframe_size, uint64_t text, uint64_t text_size);
+int sr_register_raw(uint64_t sframe, uint64_t sframe_size, uint64_t text, uint64_t text_size);
 int sr_unregister(uint64_t sframe);
 int sr_register_objs(const char *name_part, struct sr_buf *bufs, int max);
 long sr_stat(const char *name);
@@ -93,6 +94,10 @@ long sr_jit_fork_call(void);
 
 /* sframe-reg-fuzz.c */
 int sr_fuzz_mode(unsigned long n, uint64_t seed);
+
+/* sframe-reg-flood.c */
+int sr_flood_mode(unsigned long n, unsigned long size, const char *shape, const char *self);
+int sr_mapflood_mode(unsigned long n, const char *path);
 
 /* sframe-reg-dl.c */
 int sr_dl_mode(int calls);
