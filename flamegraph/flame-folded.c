@@ -32,48 +32,97 @@ static ssize_t flame_folded_parse(const char *line, size_t len, unsigned long lo
 	return i;
 }
 
+/*
+ * A line of @in into @r->buf, without its newline, NUL-terminated: its
+ * length; -1 at the end (errno 0) or on an error (errno).
+ */
+static ssize_t flame_folded_line(FILE *in, struct flame_folded_read *r)
+{
+	size_t len = 0, size;
+	char *buf;
+	int ch;
+
+	r->line++;
+	errno = 0;
+	while ((ch = getc_unlocked(in)) != EOF) {
+		if (++r->bytes > FLAME_FOLDED_MAX_BYTES) {
+			errno = EFBIG;
+			return -1;
+		}
+		if (ch == '\n')
+			break;
+		if (!ch) {
+			errno = EILSEQ;
+			return -1;
+		}
+		if (len == FLAME_FOLDED_MAX_LINE) {
+			errno = EMSGSIZE;
+			return -1;
+		}
+		if (len + 1 >= r->size) {
+			size = r->size ? 2 * r->size : 256;
+			if (size > FLAME_FOLDED_MAX_LINE + 1)
+				size = FLAME_FOLDED_MAX_LINE + 1;
+			buf = realloc(r->buf, size);
+			if (!buf)
+				return -1;
+			r->buf = buf;
+			r->size = size;
+		}
+		r->buf[len++] = ch;
+	}
+	if (ch == EOF && ferror(in)) {
+		r->read_error = true;
+		if (!errno)
+			errno = EIO;
+		return -1;
+	}
+	if (ch == EOF && !len)
+		return -1;
+	/* an empty line before anything was read: no buffer yet */
+	if (!r->buf)
+		return 0;
+	r->buf[len] = '\0';
+	return len;
+}
+
 /**
  * flame_counts_read_folded - count the lines of a folded text file
  * @fc: the table to add to
  * @in: the file
- * @bad: set to the number of lines that were not "stack COUNT" (skipped,
- *	as flamegraph.pl does; empty lines do not count)
+ * @r: how far reading went, and why it stopped (zeroed before; free
+ *	@r->buf after)
  *
- * A line may be of any length; a ";" separates frames, whatever else a
- * name holds is kept (and escaped where it is written).
+ * A line is at most FLAME_FOLDED_MAX_LINE bytes long and holds no NUL
+ * byte, and at most FLAME_FOLDED_MAX_BYTES are read; a line that is not
+ * "stack COUNT" is counted in @r->bad and skipped (as flamegraph.pl does;
+ * empty lines do not count). A ";" separates frames, whatever else a name
+ * holds is kept (and escaped where it is written).
  *
- * Return: 0; -1 with errno ENOMEM, EINVAL (the counts overflow) or the
- * error of reading @in.
+ * Return: 0 when @in was read to its end; -1 with errno for the error at
+ * line @r->line: ENOMEM, EINVAL (the counts overflow), EILSEQ (a NUL byte),
+ * EMSGSIZE (the line is too long), EFBIG (too much to read), or, when
+ * @r->read_error is set, the error of reading @in.
  */
-int flame_counts_read_folded(struct flame_counts *fc, FILE *in, size_t *bad)
+int flame_counts_read_folded(struct flame_counts *fc, FILE *in, struct flame_folded_read *r)
 {
 	unsigned long long count;
-	size_t size = 0;
-	char *line = NULL;
 	ssize_t len, n;
-	int ret = 0;
 
-	*bad = 0;
-	errno = 0;
-	while ((len = getline(&line, &size, in)) >= 0) {
-		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+	while ((len = flame_folded_line(in, r)) >= 0) {
+		while (len > 0 && r->buf[len - 1] == '\r')
 			len--;
 		if (!len)
 			continue;
-		n = flame_folded_parse(line, len, &count);
+		n = flame_folded_parse(r->buf, len, &count);
 		if (n < 0) {
-			(*bad)++;
+			r->bad++;
 			continue;
 		}
-		if (flame_counts_add(fc, line, n, count)) {
-			ret = -1;
-			break;
-		}
+		if (flame_counts_add(fc, r->buf, n, count))
+			return -1;
 	}
-	if (!ret && ferror(in))
-		ret = -1;
-	free(line);
-	return ret;
+	return errno ? -1 : 0;
 }
 
 /**

@@ -37,7 +37,21 @@ struct flame_line *flame_counts_find(const struct flame_counts *fc, const char *
 				     size_t len);
 struct flame_line **flame_counts_sorted(const struct flame_counts *fc);
 void flame_counts_free(struct flame_counts *fc);
-int flame_counts_read_folded(struct flame_counts *fc, FILE *in, size_t *bad);
+
+/* folded text read (-F): bounds, see ustack-flame(1) */
+#define FLAME_FOLDED_MAX_LINE	(1U << 20)	/* bytes of a line, its newline not counted */
+#define FLAME_FOLDED_MAX_BYTES	(1ULL << 30)	/* bytes read from a file */
+
+struct flame_folded_read {
+	char			*buf;		/* the last line */
+	size_t			size;		/* of @buf */
+	unsigned long long	bytes;		/* read */
+	size_t			line;		/* the last line read (1: the first) */
+	size_t			bad;		/* lines that are not "stack COUNT": skipped */
+	bool			read_error;	/* errno is the error of reading */
+};
+
+int flame_counts_read_folded(struct flame_counts *fc, FILE *in, struct flame_folded_read *r);
 
 /* ---- flame-tree.c: the lines as a tree of frames, for drawing ---- */
 

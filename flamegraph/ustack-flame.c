@@ -6,30 +6,109 @@
  * HTML page that zooms. See Documentation/ustack-flame.1.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <ustack.h>
 
 #include "flame.h"
 
+static const char *flame_file_type(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFDIR:
+		return "a directory";
+	case S_IFCHR:
+		return "a character device";
+	case S_IFBLK:
+		return "a block device";
+	case S_IFSOCK:
+		return "a socket";
+	}
+	return "not a regular file";
+}
+
+/*
+ * The folded input: a regular file of at most FLAME_FOLDED_MAX_BYTES or a
+ * FIFO (standard input is anything: "-F -" says so). Anything else is
+ * opened without blocking, so that a device is refused before it is read;
+ * a FIFO is opened waiting for its writer, as cat does (opened without
+ * blocking and closed again, what a writer wrote in between would be lost).
+ */
+static FILE *flame_folded_open(const char *path)
+{
+	int fd = -1, flags = O_RDONLY | O_CLOEXEC;
+	struct stat st;
+	FILE *in;
+
+	if (!strcmp(path, "-"))
+		return stdin;
+	if (stat(path, &st))
+		goto fail_errno;
+	if (!S_ISFIFO(st.st_mode))
+		flags |= O_NONBLOCK;
+	fd = open(path, flags);
+	/* what was opened, which may not be what stat() saw */
+	if (fd < 0 || fstat(fd, &st))
+		goto fail_errno;
+	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+		fprintf(stderr, "ustack-flame: %s: %s, not a regular file or a FIFO (-F - "
+			"reads standard input)\n", path, flame_file_type(st.st_mode));
+		goto fail;
+	}
+	if (st.st_size > (off_t)FLAME_FOLDED_MAX_BYTES) {
+		fprintf(stderr, "ustack-flame: %s: %lld bytes, more than the %llu MiB -F reads\n",
+			path, (long long)st.st_size, FLAME_FOLDED_MAX_BYTES >> 20);
+		goto fail;
+	}
+	/* blocking reads, for a FIFO swapped in after stat() */
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK))
+		goto fail_errno;
+	in = fdopen(fd, "r");
+	if (!in)
+		goto fail_errno;
+	return in;
+fail_errno:
+	fprintf(stderr, "ustack-flame: %s: %s\n", path, strerror(errno));
+fail:
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+/* Folded text counted; an error said with the file's name and line. */
 static int read_folded(const char *path, struct flame_counts *fc)
 {
-	FILE *in = strcmp(path, "-") ? fopen(path, "r") : stdin;
-	size_t bad;
+	const char *name = strcmp(path, "-") ? path : "standard input";
+	struct flame_folded_read r = { 0 };
+	FILE *in = flame_folded_open(path);
 	int ret;
 
-	if (!in) {
-		fprintf(stderr, "ustack-flame: %s: %s\n", path, strerror(errno));
+	if (!in)
 		return -1;
-	}
-	ret = flame_counts_read_folded(fc, in, &bad);
-	if (ret)
-		fprintf(stderr, "ustack-flame: %s: %s\n", path, errno == EINVAL ?
-			"the counts add up to more than 2^64" : strerror(errno));
-	else if (bad)
+	ret = flame_counts_read_folded(fc, in, &r);
+	if (ret && r.read_error)
+		fprintf(stderr, "ustack-flame: %s:%zu: read error: %s\n", name, r.line,
+			strerror(errno));
+	else if (ret && errno == EILSEQ)
+		fprintf(stderr, "ustack-flame: %s:%zu: a NUL byte in the line\n", name, r.line);
+	else if (ret && errno == EMSGSIZE)
+		fprintf(stderr, "ustack-flame: %s:%zu: a line longer than %u MiB\n", name, r.line,
+			FLAME_FOLDED_MAX_LINE >> 20);
+	else if (ret && errno == EFBIG)
+		fprintf(stderr, "ustack-flame: %s:%zu: more than the %llu MiB -F reads\n", name,
+			r.line, FLAME_FOLDED_MAX_BYTES >> 20);
+	else if (ret && errno == EINVAL)
+		fprintf(stderr, "ustack-flame: %s:%zu: the counts add up to more than 2^64\n",
+			name, r.line);
+	else if (ret)
+		fprintf(stderr, "ustack-flame: %s:%zu: %s\n", name, r.line, strerror(errno));
+	else if (r.bad)
 		fprintf(stderr, "ustack-flame: %s: %zu lines are not \"stack count\": skipped\n",
-			path, bad);
+			name, r.bad);
+	free(r.buf);
 	if (in != stdin)
 		fclose(in);
 	return ret;
