@@ -4,7 +4,8 @@
  * directory, which is renamed over the output only once all of it was
  * written: a failure leaves an older output as it was, and removes nothing
  * but the temporary file. An output that is one of the inputs is refused
- * before anything is opened for writing. Errors are said here.
+ * before anything is opened for writing. Errors are said here. Also the
+ * words of messages about files.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,9 +19,38 @@
 /* The temporary file's name, in the directory of @target. */
 #define FLAME_OUT_TEMP	".ustack-flame-XXXXXX"
 
-static const char *flame_out_strerror(int err)
+/**
+ * flame_strerror - strerror() of an errno a library may have left negative
+ * @err: the errno
+ *
+ * Return: the text of @err; "unknown error" when it is not above 0.
+ */
+const char *flame_strerror(int err)
 {
 	return err > 0 ? strerror(err) : "unknown error";
+}
+
+/**
+ * flame_file_type - what a file that is not a regular file is, for a message
+ * @mode: its st_mode
+ *
+ * Return: "a directory", "a character device", ...
+ */
+const char *flame_file_type(unsigned int mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFDIR:
+		return "a directory";
+	case S_IFCHR:
+		return "a character device";
+	case S_IFBLK:
+		return "a block device";
+	case S_IFSOCK:
+		return "a socket";
+	case S_IFIFO:
+		return "a FIFO";
+	}
+	return "not a regular file";
 }
 
 /* Whether @st, the output (@what, for the message), is one of @inputs; said if so. */
@@ -136,14 +166,14 @@ int flame_out_open(struct flame_out *o, const char *path, const char * const *in
 		goto fail;
 	if (flame_out_temp(o, exists ? &st : NULL)) {
 		fprintf(stderr, "ustack-flame: %s: cannot create a temporary file beside it: %s\n",
-			path, flame_out_strerror(errno));
+			path, flame_strerror(errno));
 		free(o->target);
 		o->target = NULL;
 		return -1;
 	}
 	return 0;
 fail:
-	fprintf(stderr, "ustack-flame: %s: %s\n", path, flame_out_strerror(errno));
+	fprintf(stderr, "ustack-flame: %s: %s\n", path, flame_strerror(errno));
 	return -1;
 }
 
@@ -162,22 +192,22 @@ int flame_out_close(struct flame_out *o, bool ok)
 	if (!o->file)
 		return ret;
 	if (fflush(o->file) && !ret) {
-		fprintf(stderr, "ustack-flame: %s: %s\n", o->name, flame_out_strerror(errno));
+		fprintf(stderr, "ustack-flame: %s: %s\n", o->name, flame_strerror(errno));
 		ret = -1;
 	}
 	/* on the disk before it replaces the older output */
 	if (o->temp && !ret && fsync(fileno(o->file))) {
-		fprintf(stderr, "ustack-flame: %s: %s\n", o->name, flame_out_strerror(errno));
+		fprintf(stderr, "ustack-flame: %s: %s\n", o->name, flame_strerror(errno));
 		ret = -1;
 	}
 	if (o->file != stdout && fclose(o->file) && !ret) {
-		fprintf(stderr, "ustack-flame: %s: %s\n", o->name, flame_out_strerror(errno));
+		fprintf(stderr, "ustack-flame: %s: %s\n", o->name, flame_strerror(errno));
 		ret = -1;
 	}
 	o->file = NULL;
 	if (o->temp && !ret && rename(o->temp, o->target)) {
 		fprintf(stderr, "ustack-flame: %s: cannot replace it with %s: %s\n", o->target,
-			o->temp, flame_out_strerror(errno));
+			o->temp, flame_strerror(errno));
 		ret = -1;
 	}
 	if (o->temp && ret)

@@ -130,17 +130,28 @@ struct flame_options {
 
 struct flame_stats {
 	unsigned long long	events;		/* events read (not kernel_stack entries) */
-	unsigned long long	samples;	/* of those, counted */
+	unsigned long long	task_match;	/* of those, of the task asked for (-p, -c) */
+	unsigned long long	event_match;	/* of those, of the events asked for (-e) */
+	unsigned long long	wanted;		/* of those, of both */
+	unsigned long long	cookies;	/* of those, with a user stack, or lost */
+	unsigned long long	left_out;	/* of those, left out: lost (-L) */
+	unsigned long long	samples;	/* of the wanted ones, counted */
 	unsigned long long	kernel;		/* samples with a kernel stack joined */
 	unsigned long long	lost;		/* samples whose user stack was lost */
 	unsigned int		buffers;	/* buffers read */
 	bool			has_kernel;	/* the trace had kernel_stack entries */
+	const char		*why;		/* why the file could not be read; NULL: errno */
+	const char		*no_buffer;	/* the first file without a buffer of -B */
+	char			buffer_names[256];	/* its buffers: "" "name" ... */
 };
 
 int flame_collect_file(const char *path, const struct flame_options *opts,
 		       struct flame_counts *fc, struct flame_stats *stats);
 
 /* ---- flame-output.c: the output, replaced only when all of it was written ---- */
+
+const char *flame_file_type(unsigned int mode);
+const char *flame_strerror(int err);
 
 struct flame_out {
 	FILE			*file;		/* where to write */

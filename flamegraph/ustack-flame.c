@@ -15,21 +15,6 @@
 
 #include "flame.h"
 
-static const char *flame_file_type(mode_t mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFDIR:
-		return "a directory";
-	case S_IFCHR:
-		return "a character device";
-	case S_IFBLK:
-		return "a block device";
-	case S_IFSOCK:
-		return "a socket";
-	}
-	return "not a regular file";
-}
-
 /*
  * The folded input: a regular file of at most FLAME_FOLDED_MAX_BYTES or a
  * FIFO (standard input is anything: "-F -" says so). Anything else is
@@ -108,16 +93,72 @@ static int read_folded(const char *path, struct flame_counts *fc)
 	else if (r.bad)
 		fprintf(stderr, "ustack-flame: %s: %zu lines are not \"stack count\": skipped\n",
 			name, r.bad);
+	if (!ret && !fc->total) {
+		fprintf(stderr, "ustack-flame: %s: no stacks (no line is \"stack count\")\n",
+			name);
+		ret = -1;
+	}
 	free(r.buf);
 	if (in != stdin)
 		fclose(in);
 	return ret;
 }
 
+/* " -e A -e B": the options' values, for a message */
+static void flame_say_list(const char *option, const char * const *list, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		fprintf(stderr, " %s '%s'", option, list[i]);
+}
+
+/*
+ * Why nothing was counted, in one line: the first filter that left nothing,
+ * or what the traces lack.
+ */
+static void flame_say_empty(const struct flame_args *a, const struct flame_stats *st)
+{
+	const char *what = a->nr_inputs == 1 ? a->inputs[0] : "the traces";
+
+	fputs("ustack-flame: ", stderr);
+	if (st->no_buffer && !st->buffers) {
+		fprintf(stderr, "no buffer");
+		flame_say_list("-B", a->buffers, a->opts.nr_buffers);
+		fprintf(stderr, " in %s (its buffers: %s)\n", st->no_buffer, st->buffer_names);
+	} else if (!st->events) {
+		fprintf(stderr, "no events in %s\n", what);
+	} else if (a->opts.nr_events && !st->event_match) {
+		fprintf(stderr, "no event of %s matches", what);
+		flame_say_list("-e", a->events, a->opts.nr_events);
+		fputc('\n', stderr);
+	} else if (!st->task_match && a->opts.comm && a->opts.pid >= 0) {
+		fprintf(stderr, "no event of %s is of the task %d named '%s' (-p, -c)\n", what,
+			a->opts.pid, a->opts.comm);
+	} else if (!st->task_match && a->opts.comm) {
+		fprintf(stderr, "no event of %s is of a task named '%s' (-c)\n", what,
+			a->opts.comm);
+	} else if (!st->task_match) {
+		fprintf(stderr, "no event of %s is of the task %d (-p)\n", what, a->opts.pid);
+	} else if (!st->wanted) {
+		fprintf(stderr, "no event of %s is of the task of -p or -c and matches -e\n",
+			what);
+	} else if (!st->cookies) {
+		fprintf(stderr, "%s has no user stacks (no user_unwind_* events): record with "
+			"trace-cmd record -O user_stacktrace_deferred\n", what);
+	} else if (st->left_out) {
+		fprintf(stderr, "the user stacks of all %llu events were lost, and -L leaves "
+			"them out\n", st->left_out);
+	} else {
+		fprintf(stderr, "%llu events in %s, none with a stack\n", st->wanted, what);
+	}
+}
+
 static int read_traces(struct flame_args *a, struct flame_counts *fc, FILE *out)
 {
 	struct flame_perf perf = { .out = out, .sym = a->opts.sym };
 	struct flame_stats stats = { 0 };
+	int ret = 0;
 	size_t i;
 
 	if (a->format == FLAME_FORMAT_PERF) {
@@ -125,20 +166,35 @@ static int read_traces(struct flame_args *a, struct flame_counts *fc, FILE *out)
 		a->opts.sample_context = &perf;
 	}
 	for (i = 0; i < a->nr_inputs; i++) {
-		if (flame_collect_file(a->inputs[i], &a->opts, fc, &stats)) {
-			fprintf(stderr, "ustack-flame: %s: %s\n", a->inputs[i],
-				errno ? strerror(errno) : "cannot read it");
-			a->opts.sample_context = NULL;
-			return -1;
+		errno = 0;
+		ret = flame_collect_file(a->inputs[i], &a->opts, fc, &stats);
+		if (ret) {
+			fprintf(stderr, "ustack-flame: %s: %s\n", a->inputs[i], stats.why ? stats.why :
+				errno == EPROTO ? "its user_unwind_* or kernel_stack formats are "
+				"not the ones ustack reads: corrupt, or of another kernel" :
+				errno > 0 ? strerror(errno) :
+				"its events cannot be read: truncated or corrupt");
+			break;
 		}
 	}
 	a->opts.sample_context = NULL;
+	if (ret)
+		return -1;
 	if (a->verbose)
 		fprintf(stderr, "ustack-flame: %llu events, %llu counted (%llu with a kernel "
 			"stack, %llu without their user stack), %zu different stacks, %u "
 			"buffers%s\n", stats.events, stats.samples, stats.kernel, stats.lost,
 			fc->nr, stats.buffers,
 			stats.has_kernel ? "" : "; the trace has no kernel stacks");
+	if (!fc->total) {
+		flame_say_empty(a, &stats);
+		return -1;
+	}
+	if (!stats.cookies)
+		fprintf(stderr, "ustack-flame: warning: %s has no user stacks (no user_unwind_* "
+			"events), only kernel stacks: record with trace-cmd record -O "
+			"user_stacktrace_deferred\n", a->nr_inputs == 1 ? a->inputs[0] :
+			"none of the traces");
 	return 0;
 }
 
@@ -219,14 +275,8 @@ int main(int argc, char **argv)
 		goto out;
 	if (a.folded ? read_folded(a.folded, &fc) : read_traces(&a, &fc, out.file))
 		goto close;
-	if (!fc.total && (a.format == FLAME_FORMAT_SVG || a.format == FLAME_FORMAT_HTML ||
-			  a.format == FLAME_FORMAT_SPEEDSCOPE)) {
-		fputs("ustack-flame: no samples: no event with a stack (or none passed the "
-		      "filters)\n", stderr);
-		goto close;
-	}
 	if (write_graph(&a, &fc, out.file)) {
-		fprintf(stderr, "ustack-flame: %s: %s\n", out.name, strerror(errno));
+		fprintf(stderr, "ustack-flame: %s: %s\n", out.name, flame_strerror(errno));
 		goto close;
 	}
 	ret = 0;

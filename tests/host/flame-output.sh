@@ -54,8 +54,9 @@ flame -p 86 "$KS" > "$work/out"
 same "folded: -p PID of the task" "$work/folded" "$work/out"
 flame -c ustack-sample "$KS" > "$work/out"
 same "folded: -c COMM of the task" "$work/folded" "$work/out"
-flame -p 1 "$KS" > "$work/out"
-check "folded: -p of another task: nothing, exit 0" test ! -s "$work/out"
+flame -p 1 "$KS" > "$work/out" 2> "$work/err"
+check "folded: -p of another task: nothing, exit 1, said" \
+	test $? = 1 -a ! -s "$work/out" -a -n "$(grep 'is of the task 1 (-p)' "$work/err")"
 
 # -- folded text read back (-F), from a file and from standard input
 flame -F "$work/folded" > "$work/out"
@@ -175,7 +176,7 @@ check "error: a missing trace, exit 1 with its name" \
 flame -p 1 -f svg -o "$work/empty.svg" "$KS" 2>"$work/err"
 rc=$?
 check "error: nothing to draw, exit 1, said, no file left" \
-	test $rc = 1 -a ! -e "$work/empty.svg" -a -n "$(grep 'no samples' "$work/err")"
+	test $rc = 1 -a ! -e "$work/empty.svg" -a -n "$(grep 'no event of' "$work/err")"
 flame -f bogus "$KS" >/dev/null 2>&1
 check "error: an unknown format, exit 2" test $? = 2
 flame -F "$work/folded" -f perf >/dev/null 2>&1
