@@ -7,6 +7,12 @@
  * Perfetto reads neither folded lines nor speedscope files. Unlike perf,
  * the address of a user frame is its offset in its file, the only thing
  * a deferred stack records.
+ *
+ * Every sample has the one event name FLAME_PERF_EVENT: speedscope's
+ * importer and FlameGraph's stackcollapse-perf.pl keep the samples of the
+ * first event name they see and drop the others, so a tracepoint's name
+ * there would lose the samples of all other tracepoints. The tracepoint
+ * is the innermost frame instead, "system:name ([tracepoint])".
  */
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +20,8 @@
 #include <ustack.h>
 
 #include "flame.h"
+
+#define FLAME_PERF_EVENT	"ustack"
 
 /* A name or a path on one line: a path's "(" or ")" would end the frame. */
 static void flame_perf_put(FILE *out, const char *text, bool path)
@@ -65,7 +73,8 @@ static void flame_perf_kernel(FILE *out, struct tep_handle *tep, unsigned long l
  * @sample: the sample
  * @context: its struct flame_perf
  *
- * A sample whose user stack was lost has a frame "[stack lost]" (Perfetto
+ * Its event is FLAME_PERF_EVENT, its innermost frame the tracepoint. A
+ * sample whose user stack was lost has a frame "[stack lost]" (Perfetto
  * takes no sample without frames).
  *
  * Return: 0.
@@ -78,9 +87,13 @@ int flame_perf_sample(const struct flame_sample *sample, void *context)
 	unsigned int i;
 
 	flame_perf_put(p->out, sample->comm, false);
-	fprintf(p->out, " %d [%03d] %llu.%06llu: 1 %s:%s:\n", us->pid, us->cpu,
-		us->ts / 1000000000ULL, us->ts % 1000000000ULL / 1000,
-		us->event->system, us->event->name);
+	fprintf(p->out, " %d [%03d] %llu.%06llu: 1 %s:\n", us->pid, us->cpu,
+		us->ts / 1000000000ULL, us->ts % 1000000000ULL / 1000, FLAME_PERF_EVENT);
+	fprintf(p->out, "\t%16x ", 0);
+	flame_perf_put(p->out, us->event->system, true);
+	fputc(':', p->out);
+	flame_perf_put(p->out, us->event->name, true);
+	fputs(" ([tracepoint])\n", p->out);
 	for (i = 0; i < us->nr_kernel; i++)
 		flame_perf_kernel(p->out, us->tep, us->kernel[i]);
 	for (i = 0; stack && i < stack->nr; i++)

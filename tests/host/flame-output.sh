@@ -126,7 +126,8 @@ PY
 check "perf: every sample and frame as Perfetto's importer parses them" \
 	test "$(check_perf "$work/perf.txt" 2>&1)" = 5
 cat > "$work/want" <<EOF
-ustack-sample 86 [000] 18.892604: 1 syscalls:sys_enter_getppid:
+ustack-sample 86 [000] 18.892604: 1 ustack:
+	               0 syscalls:sys_enter_getppid ([tracepoint])
 	ffffffff810f54df ftrace_syscall_enter+0x14c ([kernel.kallsyms])
 	ffffffff810b4882 syscall_trace_enter+0x8a ([kernel.kallsyms])
 	ffffffff814126e6 do_syscall_64+0x2a ([kernel.kallsyms])
@@ -141,7 +142,7 @@ ustack-sample 86 [000] 18.892604: 1 syscalls:sys_enter_getppid:
 
 EOF
 awk -v RS= -v ORS='\n\n' 'NR == 2' "$work/perf.txt" > "$work/out"
-same "perf: a getppid sample, kernel frames innermost first, then the user frames" \
+same "perf: a getppid sample, its tracepoint innermost, the kernel frames, the user frames" \
 	"$work/want" "$work/out"
 
 # -- every buffer of a file, and lost stacks: an instance whose stack
