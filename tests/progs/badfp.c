@@ -7,19 +7,24 @@
  *   2 misaligned three bytes past the stack pointer
  *   3 below      below the stack pointer (the stack grows down)
  *   4 loop       a frame that says it is its own caller, return address
- *                0x1234: one step, then the walk must stop
- * Every walk gets the interrupted address; the loop one 0x1234 too; and
- * none may crash or hang. Then one getppid from ustack_syspush, with a
+ *                0x1234: no executable mapping holds it
+ *   5 ones       the same with return address 0xffffffffffffffff
+ *   6 text       the same with "/gcc/x86" as its return address, as code
+ *                without frame pointers leaves in rbp + 8
+ *   7 data       the same with a return address in the stack
+ * Every walk gets the interrupted address and stops there, the last four
+ * saying that they were cut (no frame outside executable memory is
+ * written); none may crash or hang. Then one getppid from ustack_syspush, with a
  * good frame pointer, whose next instruction is "push %rbp": a task in a
  * system call is in the middle of a function, not at a function's first
  * instruction, so the walk must give its caller, main, next. Prints
- * "ustack-badfp: 6 calls" (and a line saying so when no PROT_NONE page
+ * "ustack-badfp: 9 calls" (and a line saying so when no PROT_NONE page
  * could be mapped).
  */
 #include <stdio.h>
 #include <sys/mman.h>
 
-long ustack_badfp(long kind, long addr);
+long ustack_badfp(long kind, long addr, long ra);
 long ustack_syspush(void);
 
 /* Frame pointer by kind, then getppid; rbp is restored before returning. */
@@ -30,10 +35,10 @@ asm(".text\n"
     "	push %rbp\n"
     "	sub $16, %rsp\n"
     "	mov %rsp, (%rsp)\n"
-    "	movq $0x1234, 8(%rsp)\n"
+    "	mov %rdx, 8(%rsp)\n"
     "	mov %rsp, %rbp\n"
     "	cmp $4, %rdi\n"
-    "	je 1f\n"
+    "	jae 1f\n"
     "	lea -64(%rsp), %rbp\n"
     "	cmp $3, %rdi\n"
     "	je 1f\n"
@@ -77,9 +82,13 @@ int main(void)
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 	if (page == MAP_FAILED)
 		printf("ustack-badfp: no PROT_NONE page above the stack\n");
-	for (kind = 0; kind < 5; kind++)
-		ustack_badfp(kind, (long)page);
+	const long ra[] = {
+		[4] = 0x1234, [5] = -1L, [6] = 0x3638782f6363672fL, [7] = (long)&here,
+	};
+
+	for (kind = 0; kind < 8; kind++)
+		ustack_badfp(kind, (long)page, ra[kind]);
 	ustack_syspush();
-	printf("ustack-badfp: 6 calls\n");
+	printf("ustack-badfp: 9 calls\n");
 	return 0;
 }
