@@ -18,6 +18,7 @@
  * with the file read to its end failed because the file is cut short.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,62 @@ static const char ustack_trace_magic[] = "\027\010\104tracing";
 /* The start of a file read to check it; its strings are short. */
 #define USTACK_TRACE_HEAD	4096
 
+/* Sections of version 7 (trace-cmd's TRACECMD_OPTION_STRINGS, TRACECMD_SEC_FL_COMPRESS) */
+#define USTACK_TRACE_SEC_STRINGS	15
+#define USTACK_TRACE_SEC_COMPRESS	0x1
+#define USTACK_TRACE_SEC_HEAD		16
+
+/* A number of @size bytes of the file, in its byte order. */
+static unsigned long long ustack_trace_num(const unsigned char *p, unsigned int size, bool big)
+{
+	unsigned long long v = 0;
+	unsigned int i;
+
+	for (i = 0; i < size; i++)
+		v |= (unsigned long long)p[big ? size - 1 - i : i] << (8 * i);
+	return v;
+}
+
+/*
+ * tracecmd_alloc_fd() of a version 7 file walks every section after the
+ * header, looking for the strings (read_metadata_strings()): a section whose
+ * size is negative as an off_t sends it back, and it walks for ever
+ * (libtracecmd 3.1.6, still in 3.4; trace-cmd report hangs). The same walk,
+ * from @pos: a section head (id, flags, string, size), then its size
+ * skipped, or for compressed strings the block (its size, the size
+ * uncompressed, the bytes), until the end of the file.
+ *
+ * Return: 0; -1 with errno EBADMSG when the walk would go back.
+ */
+static int ustack_trace_sections(int fd, const struct stat *st, unsigned long long pos, bool big)
+{
+	unsigned long long end = st->st_size, size;
+	unsigned char sec[USTACK_TRACE_SEC_HEAD];
+	unsigned int id, flags;
+
+	while (pos + sizeof(sec) <= end) {
+		if (pread(fd, sec, sizeof(sec), pos) != sizeof(sec))
+			return 0;
+		id = ustack_trace_num(sec, 2, big);
+		flags = ustack_trace_num(sec + 2, 2, big);
+		size = ustack_trace_num(sec + 8, 8, big);
+		pos += sizeof(sec);
+		if (id == USTACK_TRACE_SEC_STRINGS && (flags & USTACK_TRACE_SEC_COMPRESS)) {
+			if (pos + 4 > end || pread(fd, sec, 4, pos) != 4)
+				return 0;
+			size = 8 + ustack_trace_num(sec, 4, big);
+		} else if ((long long)size < 0) {
+			errno = EBADMSG;
+			return -1;
+		}
+		/* past the end, the next read fails: the walk ends */
+		if (size > end - pos)
+			return 0;
+		pos += size;
+	}
+	return 0;
+}
+
 /* The end of the string at @pos of @head (@n bytes), or 0 when it is not there. */
 static size_t ustack_trace_string(const char *head, size_t n, size_t pos)
 {
@@ -49,15 +106,17 @@ static size_t ustack_trace_string(const char *head, size_t n, size_t pos)
  * compression's name and version as text and the offset of the first
  * options section. A file cut in that offset makes libtracecmd 3.1.6 (and
  * 3.4) free the compression strings twice. Strings longer than the start
- * read here are left to libtracecmd.
+ * read here are left to libtracecmd. Then the sections it walks.
  *
- * Return: 0; -1 with errno EMEDIUMTYPE (not trace-cmd's magic) or ENODATA.
+ * Return: 0; -1 with errno EMEDIUMTYPE (not trace-cmd's magic), ENODATA or
+ * EBADMSG.
  */
 static int ustack_trace_head(int fd, const struct stat *st)
 {
 	char head[USTACK_TRACE_HEAD];
 	size_t pos, n;
 	ssize_t got;
+	bool big;
 
 	got = pread(fd, head, sizeof(head), 0);
 	if (got < 0)
@@ -72,13 +131,14 @@ static int ustack_trace_head(int fd, const struct stat *st)
 	if (pos && strtol(head + USTACK_TRACE_MAGIC_LEN, NULL, 10) <
 		   USTACK_TRACE_VERSION_SECTIONS)
 		return 0;
+	big = pos && pos < n && head[pos];
 	/* byte order, long size, page size; the compression's name and version */
 	if (pos)
 		pos = ustack_trace_string(head, n, pos + 1 + 1 + 4);
 	if (pos)
 		pos = ustack_trace_string(head, n, pos);
 	if (pos && pos + 8 <= (size_t)st->st_size)
-		return 0;
+		return ustack_trace_sections(fd, st, pos + 8, big);
 	if (!pos && n < (size_t)st->st_size && n == sizeof(head))
 		return 0;
 	errno = ENODATA;
@@ -127,7 +187,8 @@ static int ustack_trace_why(int fd, const struct stat *st, int other)
  * ENODATA (cut short: the file ends before its headers do, or before the CPU
  * data they name), EPROTONOSUPPORT (a trace-cmd file of a version or
  * compression this libtracecmd does not read), EBADMSG (damaged: the
- * headers or CPU data cannot be read) or ENOMEM.
+ * headers or CPU data cannot be read, or a section's size would make
+ * libtracecmd read for ever) or ENOMEM.
  */
 struct tracecmd_input *ustack_trace_open(const char *file, int flags)
 {

@@ -5,7 +5,7 @@
  * and on what a user may give instead: no file, a directory, a FIFO, an
  * empty file, other bytes, and the trace cut or damaged where libtracecmd
  * 3.1.6's own tracecmd_open() crashes (a byte of its CPU data, the offset
- * of its first options section cut). Each gives its errno, and no file
+ * of its first options section cut) or never returns (a section's size). Each gives its errno, and no file
  * descriptor is left open. A record damaged inside the file is left out.
  *
  * libtracecmd leaks on its error paths, and the handle of a file whose CPU
@@ -217,6 +217,14 @@ static void to_not_a_trace(struct to_env *e)
 	e->dat[10] = '9';
 	if (to_write(e, e->dat, e->size))
 		to_fails(e, e->path, EPROTONOSUPPORT, "version 9");
+	e->dat[10] = '7';
+	/*
+	 * The first section's size (at 45) sending libtracecmd back to its head:
+	 * its tracecmd_alloc_fd() walks the sections for ever
+	 */
+	memcpy(e->dat + 45, "\xf0\xff\xff\xff\xff\xff\xff\xff", 8);
+	if (to_write(e, e->dat, e->size))
+		to_fails(e, e->path, EBADMSG, "a section of -16 bytes");
 	to_check(e, to_count_fds() == fds, "file descriptors %d, were %d", to_count_fds(), fds);
 }
 
