@@ -43,6 +43,8 @@ struct ustack_sampler {
 	unsigned int			size_offset;
 	unsigned int			size_size;
 	unsigned int			caller_offset;
+	unsigned int			pid_offset;	/* common_pid; pid_size 0: none */
+	unsigned int			pid_size;
 	struct ustack_sample_slot	**cpus;
 	int				nr_cpus;
 	unsigned long long		stats[USTACK_SAMPLE_STAT_NR];
@@ -71,6 +73,30 @@ static int ustack_sampler_kstack_format(struct ustack_sampler *sp)
 	sp->size_size = size->size;
 	sp->caller_offset = caller->offset;
 	return 0;
+}
+
+/* Where common_pid is: every event has it where the first one has it. */
+static void ustack_sampler_pid_format(struct ustack_sampler *sp)
+{
+	struct tep_event *any;
+	struct tep_format_field *f;
+
+	any = tep_get_events_count(sp->tep) > 0 ? tep_get_first_event(sp->tep) : NULL;
+	f = any ? tep_find_common_field(any, "common_pid") : NULL;
+	if (f && f->offset >= 0 && f->size > 0 && f->size <= 8) {
+		sp->pid_offset = f->offset;
+		sp->pid_size = f->size;
+	}
+}
+
+/* A record's common_pid, read within the record (tep_data_pid() is not bounded); else -1. */
+static int ustack_sampler_pid(const struct ustack_sampler *sp, const struct tep_record *record)
+{
+	if (!sp->pid_size || !record->data || record->size < 0 ||
+	    sp->pid_offset + sp->pid_size > (unsigned int)record->size)
+		return -1;
+	return (int)tep_read_number(sp->tep, (const char *)record->data + sp->pid_offset,
+				    sp->pid_size);
 }
 
 /**
@@ -111,6 +137,7 @@ struct ustack_sampler *ustack_sampler_alloc(struct tep_handle *tep, unsigned int
 		sp->long_size = 8;
 	sp->kstack_id = ustack_sampler_event_id(tep, "kernel_stack");
 	sp->ustack_id = ustack_sampler_event_id(tep, "user_stack");
+	ustack_sampler_pid_format(sp);
 	if (sp->kstack_id >= 0 && !(flags & USTACK_SAMPLE_NO_KERNEL)) {
 		if (ustack_sampler_kstack_format(sp)) {
 			free(sp);
@@ -239,7 +266,7 @@ static int ustack_sampler_add_kernel(struct ustack_sampler *sp, struct ustack_sa
 {
 	sp->stats[USTACK_SAMPLE_STAT_KERNEL_STACKS]++;
 	if (sp->join && slot->held && !record->missed_events &&
-	    slot->sample.pid == tep_data_pid(sp->tep, record)) {
+	    slot->sample.pid == ustack_sampler_pid(sp, record)) {
 		if (ustack_sampler_read_kernel(sp, slot, record))
 			return -1;
 		sp->stats[USTACK_SAMPLE_STAT_KERNEL_JOINED]++;
@@ -262,7 +289,7 @@ static int ustack_sampler_take(struct ustack_sampler *sp, struct ustack_sample_s
 		.tep		= sp->tep,
 		.info		= &slot->info,
 		.cpu		= cpu,
-		.pid		= tep_data_pid(sp->tep, record),
+		.pid		= ustack_sampler_pid(sp, record),
 		.ts		= record->ts,
 		.offset		= record->offset,
 	};
