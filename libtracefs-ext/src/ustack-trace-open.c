@@ -15,11 +15,14 @@
  *
  * libtracecmd says little of why it failed, so the file is looked at first
  * (a regular file that starts with trace-cmd's magic), and a step that failed
- * with the file read to its end failed because the file is cut short.
+ * with the file read to its end failed because the file is cut short. Two
+ * more bugs of libtracecmd are kept away there: a file cut in the offset of
+ * its first options section (freed twice), and sections that send it back
+ * for ever.
  */
 #include <errno.h>
-#include <stdbool.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
