@@ -111,6 +111,7 @@ progs: $(PROGS)/ustack-sample $(PROGS)/sframe/ustack-sample $(PROGS)/sframe/usta
 	$(PROGS)/ustack-sample32 $(PROGS)/ustack-bench \
 	$(PROGS)/ustack-perf-attr $(PROGS)/libustack-old-kernel.so $(PROGS)/ustack-badfp \
 	$(PROGS)/ustack-remap $(PROGS)/ustack-uffd $(PROGS)/ustack-perf-record \
+	$(PROGS)/ustack-mmaplock \
 	$(PROGS)/sframe/ustack-sframe-reg $(PROGS)/sframe/libustack-sframe-dl-a.so \
 	$(PROGS)/sframe/libustack-sframe-dl-b.so $(PROGS)/ustack-flame-names \
 	$(PROGS)/ustack-cputime $(PROGS)/ustack-jit $(PROGS)/eh/ustack-sample \
@@ -125,6 +126,11 @@ $(PROGS)/ustack-remap: $(PROG_SRC)/remap.c
 
 # A deferred walk held in a userfaultfd page fault while a consumer goes.
 $(PROGS)/ustack-uffd: $(PROG_SRC)/uffd.c $(PROG_SRC)/raw-syscall.h
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(PROG_CFLAGS) -fPIE -pie -pthread -o $@ $<
+
+# Holds its own mmap_lock through a FUSE daemon that never answers.
+$(PROGS)/ustack-mmaplock: $(PROG_SRC)/mmaplock.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PROG_CFLAGS) -fPIE -pie -pthread -o $@ $<
 
