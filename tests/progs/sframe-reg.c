@@ -338,7 +338,8 @@ static void sr_usage(void)
 	fprintf(stderr, "usage: ustack-sframe-reg [-v 0|1|2|2p|3] [-e BLOB] [-d] MODE [ARGS]\n"
 		"modes: calls N | late N | fork N | jit | dl N | fuzz N SEED | signal |\n"
 		"       deep D N [nodrap|fp] | errors | libc N BLOB |\n"
-		"       flood N SIZE exit|fork|munmap|exec|threads | mapflood N FILE\n");
+		"       flood N SIZE exit|fork|munmap|exec|threads | mapflood N FILE |\n"
+		"       wide KIB\n");
 	exit(2);
 }
 
@@ -393,6 +394,8 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "flood") && argc == 3) {
 		ret = sr_flood_mode(strtoul(argv[0], NULL, 0), strtoul(argv[1], NULL, 0), argv[2],
 				    "/proc/self/exe");
+	} else if (!strcmp(mode, "wide") && argc == 1) {
+		ret = sr_wide_mode(strtol(argv[0], NULL, 0));
 	} else if (!strcmp(mode, "mapflood") && argc == 2) {
 		ret = sr_mapflood_mode(strtoul(argv[0], NULL, 0), argv[1]);
 	} else if (!strcmp(mode, "signal") && !argc) {

@@ -99,6 +99,9 @@ int sr_fuzz_mode(unsigned long n, uint64_t seed);
 int sr_flood_mode(unsigned long n, unsigned long size, const char *shape, const char *self);
 int sr_mapflood_mode(unsigned long n, const char *path);
 
+/* sframe-reg-wide.c */
+int sr_wide_mode(long kib);
+
 /* sframe-reg-dl.c */
 int sr_dl_mode(int calls);
 
