@@ -40,7 +40,15 @@ enum {
 	UP_OPT_REOPEN_KB,
 };
 
-UP_EXPORT struct tep_plugin_option TEP_PLUGIN_OPTIONS[] = {
+/*
+ * The options. Not exported: libtraceevent would apply report's -O to an
+ * exported table at each load of the plugin, and tep_plugin_add_options()
+ * applies them once more (a boolean given without a value would toggle back).
+ * The loader registers the table instead, as plugin_function does, and so
+ * "trace-cmd list -O" shows it. Named as libtraceevent names the table: the
+ * fuzz target links the plugin's objects and sets options through it.
+ */
+struct tep_plugin_option TEP_PLUGIN_OPTIONS[] = {
 	[UP_OPT_RAW] = {
 		.name = "ustack_raw",
 		.plugin_alias = "ustack",
@@ -103,6 +111,12 @@ UP_EXPORT struct tep_plugin_option TEP_PLUGIN_OPTIONS[] = {
 	},
 	{ .name = NULL },
 };
+
+#define UP_NR_OPTS	(sizeof(TEP_PLUGIN_OPTIONS) / sizeof(TEP_PLUGIN_OPTIONS[0]))
+
+/* The options as built, put back when the last load is gone (the next -O starts from them). */
+static struct tep_plugin_option up_opts_built[UP_NR_OPTS];
+static bool up_opts_saved;
 
 /* The user_unwind_* entries, whose handlers print them compactly. */
 enum {
@@ -169,9 +183,8 @@ struct up_plugin {
 static struct up_plugin *up_plugins;
 
 /*
- * The options as the first load found them. libtraceevent applies the
- * options given as "-O name" (no value) at every load by toggling a boolean
- * option, so the second input file of report would see them flipped back.
+ * The options as the first load found them: every load of the plugin that
+ * is there at a time (one per input file of report) reads them from here.
  */
 static struct {
 	bool		raw;
@@ -540,6 +553,26 @@ static int up_opt_dir(int opt, char **copy)
 	return *copy ? 0 : -1;
 }
 
+/*
+ * Register the options, once for all the loads there are at a time:
+ * libtraceevent applies report's -O to them (a boolean given as "-O name"
+ * is toggled at each registration) and lists them in "trace-cmd list -O".
+ */
+static int up_opts_register(void)
+{
+	if (!up_opts_saved) {
+		memcpy(up_opts_built, TEP_PLUGIN_OPTIONS, sizeof(up_opts_built));
+		up_opts_saved = true;
+	}
+	return tep_plugin_add_options("ustack", TEP_PLUGIN_OPTIONS);
+}
+
+static void up_opts_unregister(void)
+{
+	tep_plugin_remove_options(TEP_PLUGIN_OPTIONS);
+	memcpy(TEP_PLUGIN_OPTIONS, up_opts_built, sizeof(up_opts_built));
+}
+
 static int up_opts_snapshot(void)
 {
 	const char *dir = TEP_PLUGIN_OPTIONS[UP_OPT_DEBUG_DIR].value;
@@ -635,7 +668,8 @@ static bool up_plugin_open_ahead(struct up_plugin *plugin)
  * user_unwind_* events; ustack-peek.c), opens the read-ahead of the file and
  * makes the plugin's handler the handler of its events; on a file without
  * them it does nothing. Elsewhere it registers only the printers of the
- * user_unwind_* entries.
+ * user_unwind_* entries. The first load registers the options too (and so
+ * "trace-cmd list -O" lists them).
  *
  * Return: 0; -1 when out of memory.
  */
@@ -644,11 +678,15 @@ UP_EXPORT int TEP_PLUGIN_LOADER(struct tep_handle *tep)
 	struct up_plugin *plugin;
 	unsigned int i;
 
-	if (!up_plugins && up_opts_snapshot())
-		return -1;
+	if (!up_plugins) {
+		if (up_opts_register())
+			return -1;
+		if (up_opts_snapshot())
+			goto fail;
+	}
 	plugin = calloc(1, sizeof(*plugin));
 	if (!plugin)
-		return -1;
+		goto fail;
 	plugin->tep = tep;
 	plugin->raw = up_opts.raw;
 	plugin->stats = up_opts.stats;
@@ -662,6 +700,10 @@ UP_EXPORT int TEP_PLUGIN_LOADER(struct tep_handle *tep)
 		tep_register_event_handler(tep, -1, "ftrace", up_entries[i].name,
 					   up_entries[i].func, plugin);
 	return 0;
+fail:
+	if (!up_plugins)
+		up_opts_unregister();
+	return -1;
 }
 
 static void up_print_stats(struct up_plugin *plugin)
@@ -692,7 +734,7 @@ static void up_print_stats(struct up_plugin *plugin)
  * @tep: the tep it was loaded for
  *
  * Gives every event the handler it had before, and frees what the plugin
- * holds for @tep.
+ * holds for @tep; the last load gone, unregisters the options.
  *
  * Return: 0.
  */
@@ -730,6 +772,7 @@ UP_EXPORT int TEP_PLUGIN_UNLOADER(struct tep_handle *tep)
 		up_opts.debug_dir = NULL;
 		free(up_opts.sysroot);
 		up_opts.sysroot = NULL;
+		up_opts_unregister();
 	}
 	return 0;
 }
