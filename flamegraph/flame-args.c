@@ -77,7 +77,9 @@ void flame_usage(FILE *out)
 	      "  -K, --no-kernel        user stacks only\n"
 	      "  -L, --no-lost          leave out events whose user stack was lost\n"
 	      "  -n, --no-symbols       name frames by file only, look up no symbols\n"
-	      "  -d, --debug-dir DIR    separate debug files (DIR/.build-id/...)\n"
+	      "  -d, --debug-dir DIRS   separate debug files (DIR/.build-id/...): a colon\n"
+	      "                         list, searched in order before /usr/lib/debug;\n"
+	      "                         may be given more than once\n"
 	      "  -s, --sysroot DIR      the traced machine's files are under DIR\n"
 	      "      --inlines          inlined functions as frames of their own\n"
 	      "  -t, --title TEXT       the title of the svg and html graph\n"
@@ -141,6 +143,26 @@ static int flame_list_add(const char **list, size_t *nr, const char *text, const
 	return 0;
 }
 
+/* -d DIRS, again and again: one colon-separated list, in the order given. */
+static int flame_debug_dir_add(struct flame_args *a, const char *dirs)
+{
+	size_t old = a->debug_dir ? strlen(a->debug_dir) : 0;
+	char *list;
+
+	if (!*dirs) {
+		fprintf(stderr, "ustack-flame: empty -d\n");
+		return -1;
+	}
+	list = realloc(a->debug_dir, old + 1 + strlen(dirs) + 1);
+	if (!list) {
+		perror("ustack-flame");
+		return -1;
+	}
+	sprintf(list + old, "%s%s", old ? ":" : "", dirs);
+	a->debug_dir = list;
+	return 0;
+}
+
 /* The options that take a value. */
 static int flame_option_value(struct flame_args *a, int opt, const char *arg)
 {
@@ -173,8 +195,7 @@ static int flame_option_value(struct flame_args *a, int opt, const char *arg)
 	case 'g':
 		return flame_group_parse(arg, &a->opts.group);
 	case 'd':
-		a->debug_dir = arg;
-		return 0;
+		return flame_debug_dir_add(a, arg);
 	case 's':
 		a->sysroot = arg;
 		return 0;

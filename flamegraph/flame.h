@@ -184,7 +184,7 @@ struct flame_args {
 	const char		*buffers[FLAME_MAX_LIST];
 	const char		*output;	/* NULL or "-": standard output */
 	const char		*title;
-	const char		*debug_dir;
+	char			*debug_dir;	/* -d lists joined, malloc()ed */
 	const char		*sysroot;
 	enum flame_format	format;
 	unsigned int		width;

@@ -262,11 +262,17 @@ int main(int argc, char **argv)
 	int ret;
 
 	ret = flame_args_parse(argc, argv, &a);
-	if (ret)
+	if (ret) {
+		free(a.debug_dir);
 		return ret > 0 ? 0 : 2;
-	ret = 1;
-	if (flame_symbolizer(&a))
+	}
+	/* the symbolizer keeps a copy of the -d list */
+	ret = flame_symbolizer(&a);
+	free(a.debug_dir);
+	a.debug_dir = NULL;
+	if (ret)
 		return 1;
+	ret = 1;
 	nr_inputs = a.nr_inputs;
 	memcpy(inputs, a.inputs, nr_inputs * sizeof(*inputs));
 	if (a.folded)

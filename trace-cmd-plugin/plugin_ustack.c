@@ -19,6 +19,7 @@
  * frames with the option ustack_raw (and then no stack under the events).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,7 +83,8 @@ struct tep_plugin_option TEP_PLUGIN_OPTIONS[] = {
 	[UP_OPT_DEBUG_DIR] = {
 		.name = "ustack_debug_dir",
 		.plugin_alias = "ustack",
-		.description = "where separate debug files are (default /usr/lib/debug)",
+		.description = "where separate debug files are: directories separated by ':', "
+			       "searched in order before /usr/lib/debug",
 		.value = "",
 	},
 	[UP_OPT_SYSROOT] = {
@@ -573,10 +575,31 @@ static void up_opts_unregister(void)
 	memcpy(TEP_PLUGIN_OPTIONS, up_opts_built, sizeof(up_opts_built));
 }
 
+/* Say on stderr which directories of the ustack_debug_dir list are none. */
+static void up_debug_dirs_check(const char *dirs)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	size_t n;
+
+	for (; *dirs; dirs += n + (dirs[n] == ':')) {
+		n = strcspn(dirs, ":");
+		if (!n)
+			continue;
+		if (n < sizeof(path)) {
+			memcpy(path, dirs, n);
+			path[n] = '\0';
+			if (!stat(path, &st) && S_ISDIR(st.st_mode))
+				continue;
+		}
+		fprintf(stderr, "plugin_ustack: ustack_debug_dir=%.*s is not a directory: "
+			"no separate debug files from it\n", (int)n, dirs);
+	}
+}
+
 static int up_opts_snapshot(void)
 {
 	const char *dir = TEP_PLUGIN_OPTIONS[UP_OPT_DEBUG_DIR].value;
-	struct stat st;
 
 	up_opts.raw = TEP_PLUGIN_OPTIONS[UP_OPT_RAW].set;
 	up_opts.nosym = TEP_PLUGIN_OPTIONS[UP_OPT_NOSYM].set;
@@ -592,10 +615,8 @@ static int up_opts_snapshot(void)
 #endif
 	free(up_opts.debug_dir);
 	up_opts.debug_dir = NULL;
-	if (dir && *dir && (stat(dir, &st) || !S_ISDIR(st.st_mode)))
-		fprintf(stderr, "plugin_ustack: ustack_debug_dir=%s is not a directory: "
-			"no separate debug files\n", dir);
 	if (dir && *dir) {
+		up_debug_dirs_check(dir);
 		up_opts.debug_dir = strdup(dir);
 		if (!up_opts.debug_dir)
 			return -1;

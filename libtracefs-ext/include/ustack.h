@@ -40,7 +40,7 @@ extern "C" {
 /* Longest build-id a lookup accepts (GNU build-ids are 20 bytes). */
 #define USTACK_BUILD_ID_MAX	64
 
-/* Debug file root used until ustack_symbolizer_set_debug_dir() changes it. */
+/* Debug file root searched after those ustack_symbolizer_set_debug_dir() adds. */
 #define USTACK_DEBUG_DIR	"/usr/lib/debug"
 
 /*
@@ -99,7 +99,8 @@ struct ustack_symbol {
 /* ustack-symbolize.c */
 struct ustack_symbolizer *ustack_symbolizer_alloc(void);
 void ustack_symbolizer_free(struct ustack_symbolizer *sym);
-int ustack_symbolizer_set_debug_dir(struct ustack_symbolizer *sym, const char *dir);
+int ustack_symbolizer_set_debug_dir(struct ustack_symbolizer *sym, const char *dirs);
+int ustack_symbolizer_set_debug_path(struct ustack_symbolizer *sym, const char *path);
 const char *ustack_symbolizer_get_debug_dir(struct ustack_symbolizer *sym);
 int ustack_symbolizer_lookup(struct ustack_symbolizer *sym, const char *path,
 			     const unsigned char *build_id, size_t build_id_size,

@@ -13,6 +13,10 @@
  *      the whole file must have the CRC-32 the link records;
  *   3. a debuginfod server, when DEBUGINFOD_URLS is set (ustack-debuginfod.c).
  *
+ * DEBUGDIR is each directory of the symbolizer's colon-separated list in
+ * turn (empty entries skipped), as in libdwfl's debuginfo_path: step 1 in
+ * every one of them before step 2.
+ *
  * A candidate must also have a .symtab, and must not be the file itself.
  */
 #include <errno.h>
@@ -125,17 +129,34 @@ static int ustack_debug_try(char *cand, const struct ustack_want *want, char **n
 	return -1;
 }
 
-static char *ustack_build_id_path(const char *debug_dir, const unsigned char *build_id,
-				  size_t size)
+/*
+ * The next directory of a colon-separated list, from *pos on: its start,
+ * its length in *len, *pos moved past it; NULL at the end of the list.
+ */
+static const char *ustack_debug_dir_next(const char **pos, int *len)
+{
+	const char *dir = *pos;
+
+	while (*dir == ':')
+		dir++;
+	if (!*dir)
+		return NULL;
+	*len = strcspn(dir, ":");
+	*pos = dir + *len;
+	return dir;
+}
+
+static char *ustack_build_id_path(const char *debug_dir, int dlen,
+				  const unsigned char *build_id, size_t size)
 {
 	char *path, *p;
 	size_t i;
 
 	/* dir + "/.build-id/" + "xx" + "/" + rest + ".debug" + NUL */
-	path = malloc(strlen(debug_dir) + strlen("/.build-id/") + 2 * size + strlen("/.debug") + 1);
+	path = malloc(dlen + strlen("/.build-id/") + 2 * size + strlen("/.debug") + 1);
 	if (!path)
 		return NULL;
-	p = path + sprintf(path, "%s/.build-id/%02x/", debug_dir, build_id[0]);
+	p = path + sprintf(path, "%.*s/.build-id/%02x/", dlen, debug_dir, build_id[0]);
 	for (i = 1; i < size; i++)
 		p += sprintf(p, "%02x", build_id[i]);
 	memcpy(p, ".debug", sizeof(".debug"));
@@ -147,8 +168,9 @@ static int ustack_debug_by_link(const struct ustack_conf *conf, const char *open
 {
 	const char *slash = strrchr(opened, '/'), *dir = opened;
 	size_t root = conf->sysroot ? strlen(conf->sysroot) : 0;
+	const char *pos = conf->debug_dir, *ddir;
+	int dlen, ddlen, fd;
 	char *cand;
-	int dlen, fd;
 
 	/* the directory of the file, without its trailing '/': "" for "/lib.so" */
 	if (slash) {
@@ -175,9 +197,34 @@ static int ustack_debug_by_link(const struct ustack_conf *conf, const char *open
 	}
 	if (dir[0] != '/')
 		return -1;
-	if (asprintf(&cand, "%s%.*s/%s", conf->debug_dir, dlen, dir, link) < 0)
-		return -1;
-	return ustack_debug_try(cand, want, name);
+	while ((ddir = ustack_debug_dir_next(&pos, &ddlen))) {
+		if (asprintf(&cand, "%.*s%.*s/%s", ddlen, ddir, dlen, dir, link) < 0)
+			return -1;
+		fd = ustack_debug_try(cand, want, name);
+		if (fd >= 0 || errno == ENOMEM)
+			return fd;
+	}
+	return -1;
+}
+
+/* Step 1 in every debug directory; errno ENOMEM when memory ran out. */
+static int ustack_debug_by_build_id(const struct ustack_conf *conf,
+				    const struct ustack_want *want, char **name)
+{
+	const char *pos = conf->debug_dir, *dir;
+	char *cand;
+	int len, fd;
+
+	while ((dir = ustack_debug_dir_next(&pos, &len))) {
+		cand = ustack_build_id_path(dir, len, want->build_id, want->build_id_size);
+		if (!cand)
+			return -1;
+		fd = ustack_debug_try(cand, want, name);
+		if (fd >= 0 || errno == ENOMEM)
+			return fd;
+	}
+	errno = 0;
+	return -1;
 }
 
 /**
@@ -226,8 +273,7 @@ int ustack_debug_find(Dwfl_Module *mod, void **userdata, const char *modname,
 	/* a 1-byte build-id would leave nothing for the file name */
 	if (want.build_id_size >= 2) {
 		want.need_build_id = true;
-		fd = ustack_debug_try(ustack_build_id_path(f->conf->debug_dir, want.build_id,
-							   want.build_id_size), &want, debug_name);
+		fd = ustack_debug_by_build_id(f->conf, &want, debug_name);
 		if (fd >= 0)
 			return fd;
 		want.need_build_id = false;
@@ -252,7 +298,8 @@ int ustack_debug_find(Dwfl_Module *mod, void **userdata, const char *modname,
  * @fd: set to the descriptor of the file found
  * @name: set to its path (malloc()ed)
  *
- * The file at the build-id path of the debug directory, else the executable
+ * The file at the build-id path of the first debug directory that has one
+ * with that build-id, else the executable
  * of that build-id on a debuginfod server. Whether it can place offsets (it
  * has segment contents) is the caller's to see.
  *
@@ -262,13 +309,17 @@ int ustack_debug_find(Dwfl_Module *mod, void **userdata, const char *modname,
 Elf *ustack_debug_stand_in(struct ustack_conf *conf, const unsigned char *build_id,
 			   size_t size, int *fd, char **name)
 {
-	char *cand = size >= 2 ? ustack_build_id_path(conf->debug_dir, build_id, size) : NULL;
+	const char *pos = conf->debug_dir, *dir;
+	char *cand;
 	Elf *elf;
+	int len;
 
 	*name = NULL;
-	if (size >= 2 && !cand)
-		return NULL;
-	if (cand) {
+	/* a 1-byte build-id would leave nothing for the file name */
+	while (size >= 2 && (dir = ustack_debug_dir_next(&pos, &len))) {
+		cand = ustack_build_id_path(dir, len, build_id, size);
+		if (!cand)
+			return NULL;
 		elf = ustack_elf_open(cand, fd);
 		if (elf && ustack_elf_has_build_id(elf, build_id, size)) {
 			*name = cand;

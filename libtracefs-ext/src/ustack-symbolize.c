@@ -10,6 +10,7 @@
  * their debug files) must still be there.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -160,7 +161,8 @@ int ustack_symbolizer_place(struct ustack_symbolizer *sym, const char *path,
  *
  * The symbolizer looks up symbols in files by path and caches what it read.
  * Separate debug files are looked for under USTACK_DEBUG_DIR
- * ("/usr/lib/debug") until ustack_symbolizer_set_debug_dir() says otherwise,
+ * ("/usr/lib/debug"), after the directories ustack_symbolizer_set_debug_dir()
+ * adds (ustack_symbolizer_set_debug_path() can leave it out),
  * and on the debuginfod servers DEBUGINFOD_URLS names, if any. A symbolizer
  * is not thread safe: use one per thread.
  *
@@ -232,37 +234,88 @@ static int ustack_conf_set(struct ustack_symbolizer *sym, char **field, const ch
 	return 0;
 }
 
-/**
- * ustack_symbolizer_set_debug_dir - set where separate debug files are looked for
- * @sym: the symbolizer
- * @dir: the debug file root, like "/usr/lib/debug"; NULL for that default
- *
- * Debug files are looked for as @dir/.build-id/xx/yyyy.debug and, for debug
- * links, as @dir/<directory of the file>/<link>. @dir is a directory of this
- * machine, not under the sysroot (set it to SYSROOT/usr/lib/debug for the
- * debug files of the traced machine). The cache is emptied, since what was
- * read depends on @dir: the strings of struct ustack_symbol filled in before
- * become invalid.
- *
- * Return: 0 on success; -1 with errno EINVAL (@sym NULL or @dir empty) or
- * ENOMEM, the old directory and cache being kept.
- */
-int ustack_symbolizer_set_debug_dir(struct ustack_symbolizer *sym, const char *dir)
+/* Is @dir one of the directories of the colon-separated @list? */
+static bool ustack_dir_listed(const char *list, const char *dir)
 {
-	if (!dir)
-		dir = USTACK_DEBUG_DIR;
-	if (!sym || !*dir) {
+	size_t len = strlen(dir), n;
+
+	for (; *list; list += n + (list[n] == ':')) {
+		n = strcspn(list, ":");
+		if (n == len && !strncmp(list, dir, len))
+			return true;
+	}
+	return false;
+}
+
+/**
+ * ustack_symbolizer_set_debug_dir - add directories where separate debug files are
+ * @sym: the symbolizer
+ * @dirs: debug file roots, separated by ':' like libdwfl's debuginfo_path
+ *	("mydebug" or "a:b"); NULL for USTACK_DEBUG_DIR alone
+ *
+ * Debug files are looked for as DIR/.build-id/xx/yyyy.debug and, for debug
+ * links, as DIR/<directory of the file>/<link>, in each directory of @dirs
+ * in order, then in USTACK_DEBUG_DIR ("/usr/lib/debug"): @dirs comes before
+ * the default, it does not replace it. When @dirs names USTACK_DEBUG_DIR
+ * itself, it is searched where @dirs puts it and not again. A call replaces
+ * what an earlier one added. ustack_symbolizer_set_debug_path() sets the
+ * whole list, without the default.
+ *
+ * The directories are of this machine, not under the sysroot (add
+ * SYSROOT/usr/lib/debug for the debug files of the traced machine). The
+ * cache is emptied, since what was read depends on them: the strings of
+ * struct ustack_symbol filled in before become invalid.
+ *
+ * Return: 0 on success; -1 with errno EINVAL (@sym NULL or @dirs empty) or
+ * ENOMEM, the old directories and cache being kept.
+ */
+int ustack_symbolizer_set_debug_dir(struct ustack_symbolizer *sym, const char *dirs)
+{
+	char *list;
+	int ret;
+
+	if (!dirs)
+		dirs = USTACK_DEBUG_DIR;
+	if (!sym || !*dirs) {
 		errno = EINVAL;
 		return -1;
 	}
-	return ustack_conf_set(sym, &sym->conf.debug_dir, dir);
+	if (ustack_dir_listed(dirs, USTACK_DEBUG_DIR))
+		return ustack_conf_set(sym, &sym->conf.debug_dir, dirs);
+	if (asprintf(&list, "%s:%s", dirs, USTACK_DEBUG_DIR) < 0)
+		return -1;
+	ret = ustack_conf_set(sym, &sym->conf.debug_dir, list);
+	free(list);
+	return ret;
+}
+
+/**
+ * ustack_symbolizer_set_debug_path - set every directory where separate debug files are
+ * @sym: the symbolizer
+ * @path: debug file roots separated by ':', searched in order and nothing
+ *	else: USTACK_DEBUG_DIR only if @path names it; "" for none (debuginfod
+ *	servers only); NULL for USTACK_DEBUG_DIR alone
+ *
+ * As ustack_symbolizer_set_debug_dir(), but the default is not added.
+ *
+ * Return: 0 on success; -1 with errno EINVAL (@sym NULL) or ENOMEM, the old
+ * directories and cache being kept.
+ */
+int ustack_symbolizer_set_debug_path(struct ustack_symbolizer *sym, const char *path)
+{
+	if (!sym) {
+		errno = EINVAL;
+		return -1;
+	}
+	return ustack_conf_set(sym, &sym->conf.debug_dir, path ? path : USTACK_DEBUG_DIR);
 }
 
 /**
  * ustack_symbolizer_get_debug_dir - where separate debug files are looked for
  * @sym: the symbolizer
  *
- * Return: the debug file root (valid until it is changed or @sym is freed);
+ * Return: the directories searched, in order, separated by ':' (valid until
+ * they are changed or @sym is freed), USTACK_DEBUG_DIR included when it is;
  * NULL with errno EINVAL when @sym is NULL.
  */
 const char *ustack_symbolizer_get_debug_dir(struct ustack_symbolizer *sym)

@@ -19,6 +19,7 @@
 /* Each test file registers its suite; utest-main.c calls them all. */
 void utest_symbolize_register(void);
 void utest_debug_file_register(void);
+void utest_debug_dirs_register(void);
 void utest_damage_register(void);
 void utest_elf32_register(void);
 void utest_control_register(void);
