@@ -503,7 +503,9 @@ static int up_file_handler(struct trace_seq *s, struct tep_record *record,
 	}
 	if (up_field_fits(path, 0, record))
 		len = strnlen((const char *)data + path->offset, record->size - path->offset);
-	trace_seq_printf(s, " path=%.*s", len, len ? (const char *)data + path->offset : "");
+	/* a path of the trace: anything, escaped */
+	trace_seq_puts(s, " path=");
+	up_escape_seq(s, len ? (const char *)data + path->offset : "", len);
 	return 0;
 }
 

@@ -19,6 +19,9 @@
  *
  * With the symbolizer's USTACK_SYMBOLIZE_INLINES, a frame can print as
  * several lines (the functions inlined at it first): each gets its " => ".
+ * Names and paths are the traced files' and the trace's: a control
+ * character in them prints as "_", a byte that is not UTF-8 as U+FFFD
+ * (ustack-escape.c); a newline too, but for the one between inlined calls.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -85,21 +88,28 @@ static int up_line_format(struct up_lines *lines, const struct ustack_frame *fra
 	return len;
 }
 
-/* "\n => " before the text, and before each further line of it (inlined calls) */
-static size_t up_line_put_text(char *dst, const char *text, size_t len)
+/*
+ * "\n => " before the text, and before each further line of it when
+ * @inlines (the symbolizer's newline between inlined calls), the rest
+ * escaped; @dst NULL: only its length. Return: the length, without the NUL.
+ */
+static size_t up_line_put_text(char *dst, const char *text, size_t len, bool inlines)
 {
-	size_t i, n = 5;
+	const char *end = text + len, *nl;
+	size_t n = 0;
 
-	memcpy(dst, "\n => ", 5);
-	for (i = 0; i < len; i++) {
-		if (text[i] == '\n') {
+	for (;;) {
+		nl = inlines ? memchr(text, '\n', end - text) : NULL;
+		if (dst)
 			memcpy(dst + n, "\n => ", 5);
-			n += 5;
-			continue;
-		}
-		dst[n++] = text[i];
+		n += 5;
+		n += up_escape(dst ? dst + n : NULL, text, (nl ? nl : end) - text);
+		if (!nl)
+			break;
+		text = nl + 1;
 	}
-	dst[n] = '\0';
+	if (dst)
+		dst[n] = '\0';
 	return n;
 }
 
@@ -109,8 +119,9 @@ static struct up_line *up_line_make(struct up_lines *lines, const struct ustack_
 {
 	size_t bid_size = frame->build_id ? frame->build_id_size : 0;
 	size_t path_len = frame->path ? strlen(frame->path) : 0;
-	size_t nl = 0, text_size, i;
 	struct up_line *line;
+	size_t text_size;
+	bool inlines;
 	char buf[1024];
 	int len;
 
@@ -119,9 +130,9 @@ static struct up_line *up_line_make(struct up_lines *lines, const struct ustack_
 		return NULL;
 	if ((size_t)len >= sizeof(buf))
 		len = sizeof(buf) - 1;
-	for (i = 0; i < (size_t)len; i++)
-		nl += buf[i] == '\n';
-	text_size = 5 * (nl + 1) + len + 1;
+	inlines = lines->sym &&
+		  (ustack_symbolizer_get_flags(lines->sym) & USTACK_SYMBOLIZE_INLINES);
+	text_size = up_line_put_text(NULL, buf, len, inlines) + 1;
 	line = malloc(sizeof(*line) + text_size + path_len + 1 + bid_size);
 	if (!line)
 		return NULL;
@@ -131,7 +142,7 @@ static struct up_line *up_line_make(struct up_lines *lines, const struct ustack_
 	line->offset = frame->offset;
 	line->build_id_size = bid_size;
 	line->has_path = frame->path;
-	line->len = up_line_put_text(line->text, buf, len);
+	line->len = up_line_put_text(line->text, buf, len, inlines);
 	line->path = line->text + text_size;
 	memcpy(line->path, frame->path ? frame->path : "", path_len + 1);
 	line->build_id = (unsigned char *)line->path + path_len + 1;

@@ -63,6 +63,11 @@ void up_input_release(void) __hidden;
 
 int up_peek_has_ustack(int fd) __hidden;
 
+/* ---- ustack-escape.c: names and paths printed, control characters replaced ---- */
+
+size_t up_escape(char *dst, const char *text, size_t len) __hidden;
+void up_escape_seq(struct trace_seq *s, const char *text, size_t len) __hidden;
+
 /* ---- ustack-lines.c: the line of a frame, kept for the next stack ---- */
 
 #define UP_LINES	4096
