@@ -84,7 +84,8 @@ void flame_usage(FILE *out)
 	      "      --inlines          inlined functions as frames of their own\n"
 	      "  -t, --title TEXT       the title of the svg and html graph\n"
 	      "  -w, --width PIXELS     the width of the svg and html graph (1200)\n"
-	      "  -v, --verbose          say what was counted, on standard error\n"
+	      "  -v, --verbose          say what was counted, and each file asked of\n"
+	      "                         debuginfod, on standard error\n"
 	      "  -h, --help             this text\n"
 	      "      --version          the version of ustack-flame\n", out);
 }

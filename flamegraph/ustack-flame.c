@@ -228,6 +228,24 @@ static int write_graph(const struct flame_args *a, const struct flame_counts *fc
 	return ret;
 }
 
+/* Say what the symbolizer waits for: a debuginfod request can take seconds. */
+static void flame_fetch_say(const char *path, const unsigned char *build_id,
+			    size_t build_id_size, bool executable, void *data)
+{
+	size_t i;
+
+	(void)data;
+	fprintf(stderr, "ustack-flame: fetching %s of ", executable ? "the file" : "debug info");
+	if (path) {
+		fprintf(stderr, "%s", path);
+	} else {
+		fprintf(stderr, "build-id ");
+		for (i = 0; i < build_id_size; i++)
+			fprintf(stderr, "%02x", build_id[i]);
+	}
+	fprintf(stderr, " from debuginfod...\n");
+}
+
 /* The symbolizer of the trace's frames, as the options say; NULL: none needed. */
 static int flame_symbolizer(struct flame_args *a)
 {
@@ -238,7 +256,9 @@ static int flame_symbolizer(struct flame_args *a)
 	sym = ustack_symbolizer_alloc();
 	if (!sym || (a->debug_dir && ustack_symbolizer_set_debug_dir(sym, a->debug_dir)) ||
 	    (a->sysroot && ustack_symbolizer_set_sysroot(sym, a->sysroot)) ||
-	    (a->sym_flags && ustack_symbolizer_set_flags(sym, a->sym_flags))) {
+	    (a->sym_flags && ustack_symbolizer_set_flags(sym, a->sym_flags)) ||
+	    ((a->verbose || isatty(STDERR_FILENO)) &&
+	     ustack_symbolizer_set_fetch_callback(sym, flame_fetch_say, NULL))) {
 		perror("ustack-flame: symbolizer");
 		ustack_symbolizer_free(sym);
 		return -1;

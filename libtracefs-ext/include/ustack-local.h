@@ -25,6 +25,8 @@ struct ustack_conf {
 	unsigned int		flags;		/* USTACK_SYMBOLIZE_* */
 	struct ustack_dbgd	*dbgd;		/* debuginfod, opened on first need */
 	bool			dbgd_tried;
+	ustack_fetch_func	fetch;		/* told of each debuginfod request */
+	void			*fetch_data;
 };
 
 /* One PT_LOAD segment with file contents: [offset, offset + filesz) at vaddr. */
@@ -142,7 +144,7 @@ Elf *ustack_debug_stand_in(struct ustack_conf *conf, const unsigned char *build_
 
 /* ustack-debuginfod.c: files by build-id from debuginfod servers */
 int ustack_dbgd_find(struct ustack_conf *conf, const unsigned char *build_id, size_t size,
-		     bool executable, char **name) __hidden;
+		     bool executable, const char *path, char **name) __hidden;
 void ustack_dbgd_free(struct ustack_conf *conf) __hidden;
 
 /* ustack-module.c: one mapped file as a Dwfl */

@@ -64,6 +64,14 @@ extern "C" {
 
 struct ustack_symbolizer;
 
+/*
+ * Told before the symbolizer asks a debuginfod server for a file: @path the
+ * file of the trace it is for (NULL when not known), @executable true for
+ * the file itself, false for its debug file.
+ */
+typedef void (*ustack_fetch_func)(const char *path, const unsigned char *build_id,
+				  size_t build_id_size, bool executable, void *data);
+
 /**
  * struct ustack_symbol - what one file offset resolved to
  * @path: the mapped file as asked for (the symbolizer's copy)
@@ -101,6 +109,8 @@ struct ustack_symbolizer *ustack_symbolizer_alloc(void);
 void ustack_symbolizer_free(struct ustack_symbolizer *sym);
 int ustack_symbolizer_set_debug_dir(struct ustack_symbolizer *sym, const char *dirs);
 int ustack_symbolizer_set_debug_path(struct ustack_symbolizer *sym, const char *path);
+int ustack_symbolizer_set_fetch_callback(struct ustack_symbolizer *sym, ustack_fetch_func fetch,
+					 void *data);
 const char *ustack_symbolizer_get_debug_dir(struct ustack_symbolizer *sym);
 int ustack_symbolizer_lookup(struct ustack_symbolizer *sym, const char *path,
 			     const unsigned char *build_id, size_t build_id_size,

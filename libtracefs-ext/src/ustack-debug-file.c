@@ -286,7 +286,7 @@ int ustack_debug_find(Dwfl_Module *mod, void **userdata, const char *modname,
 	}
 	if (want.build_id_size)
 		return ustack_dbgd_find(f->conf, want.build_id, want.build_id_size, false,
-					debug_name);
+					f->path, debug_name);
 	return -1;
 }
 
@@ -328,7 +328,8 @@ Elf *ustack_debug_stand_in(struct ustack_conf *conf, const unsigned char *build_
 		ustack_elf_close(elf, *fd);
 		free(cand);
 	}
-	*fd = ustack_dbgd_find(conf, build_id, size, true, name);
+	/* the file is not known here: the fetch callback is told its build-id only */
+	*fd = ustack_dbgd_find(conf, build_id, size, true, NULL, name);
 	if (*fd < 0)
 		return NULL;
 	elf = elf_begin(*fd, ELF_C_READ, NULL);

@@ -311,6 +311,32 @@ int ustack_symbolizer_set_debug_path(struct ustack_symbolizer *sym, const char *
 }
 
 /**
+ * ustack_symbolizer_set_fetch_callback - be told of each debuginfod request
+ * @sym: the symbolizer
+ * @fetch: called before the symbolizer asks the servers of DEBUGINFOD_URLS
+ *	for a file, which can take long; NULL for none (the default)
+ * @data: passed to @fetch
+ *
+ * The library itself never prints: a tool that wants to say what it waits
+ * for ("fetching ... from debuginfod") does it in @fetch. A build-id the
+ * servers failed on is not asked for again by @sym, so @fetch is called at
+ * most once per build-id that is not found, and once per file that is.
+ *
+ * Return: 0 on success; -1 with errno EINVAL when @sym is NULL.
+ */
+int ustack_symbolizer_set_fetch_callback(struct ustack_symbolizer *sym, ustack_fetch_func fetch,
+					 void *data)
+{
+	if (!sym) {
+		errno = EINVAL;
+		return -1;
+	}
+	sym->conf.fetch = fetch;
+	sym->conf.fetch_data = data;
+	return 0;
+}
+
+/**
  * ustack_symbolizer_get_debug_dir - where separate debug files are looked for
  * @sym: the symbolizer
  *

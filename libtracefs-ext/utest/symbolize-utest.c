@@ -400,7 +400,7 @@ static void test_exports(void)
 	static const char * const api[] = {
 		"ustack_symbolizer_alloc", "ustack_symbolizer_free",
 		"ustack_symbolizer_set_debug_dir", "ustack_symbolizer_get_debug_dir",
-		"ustack_symbolizer_set_debug_path",
+		"ustack_symbolizer_set_debug_path", "ustack_symbolizer_set_fetch_callback",
 		"ustack_symbolizer_lookup", "ustack_symbol_format",
 		"ustack_symbolizer_set_sysroot", "ustack_symbolizer_get_sysroot",
 		"ustack_symbolizer_set_flags", "ustack_symbolizer_get_flags",

@@ -150,6 +150,7 @@ int main(void)
 	utest_symtab_dwfl_register();
 	utest_debug_file_register();
 	utest_debug_dirs_register();
+	utest_debuginfod_register();
 	utest_damage_register();
 	utest_elf32_register();
 	utest_control_register();

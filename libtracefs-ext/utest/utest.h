@@ -20,6 +20,7 @@
 void utest_symbolize_register(void);
 void utest_debug_file_register(void);
 void utest_debug_dirs_register(void);
+void utest_debuginfod_register(void);
 void utest_damage_register(void);
 void utest_elf32_register(void);
 void utest_control_register(void);

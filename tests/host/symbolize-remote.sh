@@ -8,11 +8,14 @@
 # a missing copy from the server's executable. With the trace-cmd plugin, on
 # the committed trace (tests/fixtures/plugin/): its files come from the
 # server, then from under ustack_sysroot. The unit tests, with the server in
-# DEBUGINFOD_URLS, ask it nothing. No root, no tracefs.
+# DEBUGINFOD_URLS, ask it nothing. With a server that has nothing (404),
+# ustack-flame asks once per build-id of the trace, and says so. No root, no
+# tracefs.
 . "$(dirname "$0")/../lib/result.sh"
 . "$(dirname "$0")/../lib/plugin.sh"
 
 SYMBOLIZE=$USTACK_TOP/build/libtracefs-ext/examples/symbolize
+FLAME=$USTACK_TOP/build/flamegraph/ustack-flame
 UT=$USTACK_TOP/build/libtracefs-ext/utest
 FX=$USTACK_TOP/tests/fixtures/plugin
 CHAIN="ustack_lib_syscall ustack_lib_inner ustack_lib_enter sample_middle sample_outer main"
@@ -21,7 +24,7 @@ if ! command -v python3 >/dev/null; then
 	skip "debuginfod" "no python3"
 	finish
 fi
-for f in "$SYMBOLIZE" "$UT/fixture.so" "$UT/fixture-stripped.so" "$UT/fixture.debug"; do
+for f in "$SYMBOLIZE" "$FLAME" "$UT/fixture.so" "$UT/fixture-stripped.so" "$UT/fixture.debug"; do
 	if [ ! -e "$f" ]; then
 		fail "built" "no ${f#"$USTACK_TOP"/} (make -C libtracefs-ext utest)"
 		finish
@@ -30,12 +33,14 @@ done
 
 work=$(mktemp -d)
 server=
+server404=
 cleanup() {
 	[ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
+	[ -n "$server404" ] && kill "$server404" 2>/dev/null && wait "$server404" 2>/dev/null
 	rm -rf "$work"
 }
 trap cleanup EXIT
-mkdir -p "$work/srv" "$work/empty" "$work/cache"
+mkdir -p "$work/srv" "$work/srv404" "$work/empty" "$work/cache"
 
 build_id() { readelf -nW "$1" | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p'; }
 
@@ -113,6 +118,36 @@ sym DEBUGINFOD_URLS="$URL" "$UT/libtracefs-ext-utest" > "$work/utest.out"
 after=$(wc -l < "$work/requests")
 check "the unit tests ask no server of DEBUGINFOD_URLS ($((after - before)) requests)" \
 	test "$after" = "$before"
+
+# -- a server that has nothing: one request per build-id, whichever search asks
+python3 "$USTACK_TOP/tests/lib/debuginfod-stub.py" "$work/srv404" "$work/port404" \
+	"$work/requests404" 900 500 &
+server404=$!
+wait_until 120 test -s "$work/port404"
+URL404=http://127.0.0.1:$(cat "$work/port404")
+: > "$work/requests404"
+# flame404 N: ustack-flame -v on the committed trace, none of its files here, a fresh cache
+flame404() {
+	DEBUGINFOD_URLS="$URL404" DEBUGINFOD_CACHE_PATH="$work/cache404.$1" \
+		"$FLAME" -v -s "$work/empty" -i "$FX/sample.dat" > "$work/flame404.$1" \
+		2> "$work/flame404.$1.err"
+}
+flame404 1
+asked=$(wc -l < "$work/requests404")
+ids=$(sed -n 's|^/buildid/\([0-9a-f]*\)/.*|\1|p' "$work/requests404" | sort -u | wc -l)
+check "404 server: one request per build-id ($asked requests, $ids build-ids)" \
+	test "$ids" -ge 2 -a "$asked" = "$ids"
+said=$(grep -c "fetching .* from debuginfod" "$work/flame404.1.err")
+check "404 server: -v says each request once ($said lines)" test "$said" = "$asked"
+check "404 server: the stacks are still written" test -s "$work/flame404.1"
+# the misses are the symbolizer's: the next run asks again
+flame404 2
+again=$(wc -l < "$work/requests404")
+check "404 server: a new symbolizer asks again ($((again - asked)) requests)" \
+	test "$((again - asked))" = "$asked"
+quiet=$(DEBUGINFOD_URLS="$URL404" DEBUGINFOD_CACHE_PATH="$work/cache404.3" \
+	"$FLAME" -s "$work/empty" -i "$FX/sample.dat" 2>&1 >/dev/null)
+check "404 server: without -v and no terminal, nothing said ($quiet)" test -z "$quiet"
 
 # -- the plugin: the trace's files are not here; the server has them
 plugin_require "plugin with debuginfod" trace-cmd

@@ -3,8 +3,9 @@
 """A stand-in debuginfod server for the host tests: serves DIR over HTTP on
 127.0.0.1 only, so DIR/buildid/<hex>/debuginfo and .../executable answer as
 a debuginfod server's would (404 for anything else). Writes the port it got
-to PORTFILE and every path asked for to LOG. Stops by itself after SECONDS
-or MAX_REQUESTS requests, whichever comes first.
+to PORTFILE and every path asked for to LOG, one line a request (the tests
+count them). Stops by itself after SECONDS or MAX_REQUESTS requests,
+whichever comes first.
 
     debuginfod-stub.py DIR PORTFILE LOG [SECONDS [MAX_REQUESTS]]
 """
@@ -22,7 +23,11 @@ def main():
     served = [0]
 
     class Handler(http.server.SimpleHTTPRequestHandler):
+        # a 404 goes through log_error() and log_request(): only the latter counts
         def log_message(self, fmt, *args):
+            pass
+
+        def log_request(self, code="-", size="-"):
             with open(log, "a") as out:
                 out.write(self.path + "\n")
             served[0] += 1
