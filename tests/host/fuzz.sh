@@ -38,7 +38,7 @@ stalled() {
 		echo "$unit"
 }
 
-for t in stitch decode symbolize sframe entries perfmap; do
+for t in stitch decode symbolize sframe entries perfmap tracedat; do
 	fuzzer=$bin/fuzz-$t
 	if [ ! -x "$fuzzer" ]; then
 		fail "fuzz $t" "${fuzzer#"$USTACK_TOP"/} not built (make -C tests/fuzz)"
