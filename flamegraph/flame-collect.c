@@ -250,8 +250,8 @@ static void flame_buffer_names(struct tracecmd_input *handle, char *buf, size_t 
 
 /*
  * Whether @path can be a trace-cmd file: a regular file that starts with
- * the trace.dat magic. Else -1, and @stats->why (or errno) says why: what
- * libtracecmd says of such a file does not.
+ * the trace.dat magic. Else -1, and @stats->why (or errno) says why, with
+ * the file's type, which ustack_trace_open()'s errno does not say.
  */
 static int flame_trace_check(const char *path, struct flame_stats *stats)
 {
@@ -288,6 +288,30 @@ static int flame_trace_check(const char *path, struct flame_stats *stats)
 	return stats->why ? -1 : 0;
 }
 
+/*
+ * What ustack_trace_open() failing with @err says of the file, or NULL:
+ * errno says it (ENOMEM, EACCES, ...).
+ */
+static const char *flame_open_why(int err)
+{
+	switch (err) {
+	case EMEDIUMTYPE:
+		return "not a trace-cmd file";
+	case ENODATA:
+		return "a trace-cmd file possibly truncated: its headers or CPU data end early";
+	case EPROTONOSUPPORT:
+		return "a trace-cmd file of a version or compression libtracecmd cannot read";
+	case EBADMSG:
+		return "a damaged trace-cmd file: its headers or CPU data cannot be read";
+	case EISDIR:
+		return "a directory, not a trace file (a regular file)";
+	case ESPIPE:
+		return "not a trace file (a regular file)";
+	default:
+		return NULL;
+	}
+}
+
 /**
  * flame_collect_file - count the samples of a trace file
  * @path: the trace.dat file
@@ -316,15 +340,9 @@ int flame_collect_file(const char *path, const struct flame_options *opts,
 	stats->why = NULL;
 	if (flame_trace_check(path, stats))
 		return -1;
-	/*
-	 * Here libtracefs-ext's opener of trace.dat files will come, which
-	 * reads the headers as trace-cmd report does and says what is wrong
-	 * (review 2026-11-28 [3]); until then, what tracecmd_open() leaves in
-	 * errno says nothing (ENOENT of a lookup, EIO, -22): not said.
-	 */
-	handle = tracecmd_open(path, 0);
+	handle = ustack_trace_open(path, 0);
 	if (!handle) {
-		stats->why = "a trace-cmd file libtracecmd cannot read: truncated or corrupt";
+		stats->why = flame_open_why(errno);
 		return -1;
 	}
 	if (flame_buffer_wanted(opts, ""))

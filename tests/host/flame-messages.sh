@@ -40,18 +40,29 @@ said "random bytes" "$work/random.dat: not a trace-cmd file (no trace.dat magic 
 said "/dev/zero" "/dev/zero: a character device, not a trace file (a regular file)" /dev/zero
 said "a directory" "$work: a directory, not a trace file (a regular file)" "$work"
 said "a missing file" "$work/none.dat: No such file or directory" "$work/none.dat"
-unreadable="a trace-cmd file libtracecmd cannot read: truncated or corrupt"
+truncated="a trace-cmd file possibly truncated: its headers or CPU data end early"
+damaged="a damaged trace-cmd file: its headers or CPU data cannot be read"
 for n in 100 2000 8000; do
 	head -c $n "$KS" > "$work/cut$n.dat"
-	said "cut to $n bytes" "$work/cut$n.dat: $unreadable" "$work/cut$n.dat"
+	said "cut to $n bytes" "$work/cut$n.dat: $truncated" "$work/cut$n.dat"
 done
 # a byte of the version ("No such file or directory" before), one of the
 # compressed headers ("Unknown error -22" before)
 for at in 10 121; do
 	cp "$KS" "$work/flip$at.dat"
 	printf '\377' | dd of="$work/flip$at.dat" bs=1 seek=$at conv=notrunc status=none
-	said "byte $at flipped" "$work/flip$at.dat: $unreadable" "$work/flip$at.dat"
+	said "byte $at flipped" "$work/flip$at.dat: $damaged" "$work/flip$at.dat"
 done
+# a byte of the CPU data's options (review 2026-11-28 [3]): tracecmd_open()
+# of libtracecmd 3.1.6 crashed in its own error path; libtracecmd prints
+# "File possibly truncated" on stdout itself, so stdout is not checked
+cp "$KS" "$work/hdr.dat"
+printf '\377' | dd of="$work/hdr.dat" bs=1 seek=8685 conv=notrunc status=none
+flame "$work/hdr.dat" > /dev/null 2> "$work/err"
+rc=$?
+check "byte 8685 flipped: exit 1, no signal ($rc)" test $rc = 1
+check "byte 8685 flipped: the file named ($(tail -n 1 "$work/err" | head -c 200))" \
+	test "$(tail -n 1 "$work/err")" = "ustack-flame: $work/hdr.dat: $truncated"
 
 # -- filters that leave nothing, in every format; an older output is kept
 for f in folded perf speedscope svg html; do
