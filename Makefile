@@ -111,7 +111,7 @@ progs: $(PROGS)/ustack-sample $(PROGS)/sframe/ustack-sample $(PROGS)/sframe/usta
 	$(PROGS)/ustack-sample32 $(PROGS)/ustack-bench \
 	$(PROGS)/ustack-perf-attr $(PROGS)/libustack-old-kernel.so $(PROGS)/ustack-badfp \
 	$(PROGS)/ustack-remap $(PROGS)/ustack-uffd $(PROGS)/ustack-perf-record \
-	$(PROGS)/ustack-mmaplock \
+	$(PROGS)/ustack-mmaplock $(PROGS)/ustack-sigret \
 	$(PROGS)/sframe/ustack-sframe-reg $(PROGS)/sframe/libustack-sframe-dl-a.so \
 	$(PROGS)/sframe/libustack-sframe-dl-b.so $(PROGS)/ustack-flame-names \
 	$(PROGS)/ustack-cputime $(PROGS)/ustack-jit $(PROGS)/eh/ustack-sample \
@@ -133,6 +133,11 @@ $(PROGS)/ustack-uffd: $(PROG_SRC)/uffd.c $(PROG_SRC)/raw-syscall.h
 $(PROGS)/ustack-mmaplock: $(PROG_SRC)/mmaplock.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PROG_CFLAGS) -fPIE -pie -pthread -o $@ $<
+
+# Signals sent and returned from by raw system calls of its own.
+$(PROGS)/ustack-sigret: $(PROG_SRC)/sigret.c
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(PROG_CFLAGS) -fPIE -pie -o $@ $<
 
 # Frame pointers the unwinder must not trust (x86-64 assembly).
 $(PROGS)/ustack-badfp: $(PROG_SRC)/badfp.c
