@@ -12,6 +12,9 @@
 #   make perf      build tools/perf of the patched tree (build/perf/perf)
 #   make fuzz      run the libFuzzer targets, FUZZ_SECONDS (60) each
 #   make kernel-patches   export build/linux base..HEAD to kernel/patches/
+#   make kernel-series-build   every patch of build/linux builds alone: the
+#                         directories of the C files it touches, in a
+#                         worktree (scripts/kernel-series-build.sh; ~12 min)
 #   make sframe-mutate    usf_mutate() 100,000 times into the SFrame decoder
 #                         under ASan and UBSan (sframe/)
 #   make sframe-fuzz-kernel   SFRAME_FUZZ_N (100,000) corrupted SFrame sections
@@ -100,6 +103,10 @@ kernel-debug: kernel-tree
 
 kernel-patches:
 	$(Q)scripts/kernel-patches.sh
+
+.PHONY: kernel-series-build
+kernel-series-build: kernel
+	$(Q)scripts/kernel-series-build.sh
 
 perf: kernel-tree
 	$(Q)scripts/perf-build.sh
