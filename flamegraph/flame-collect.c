@@ -288,30 +288,6 @@ static int flame_trace_check(const char *path, struct flame_stats *stats)
 	return stats->why ? -1 : 0;
 }
 
-/*
- * What ustack_trace_open() failing with @err says of the file, or NULL:
- * errno says it (ENOMEM, EACCES, ...).
- */
-static const char *flame_open_why(int err)
-{
-	switch (err) {
-	case EMEDIUMTYPE:
-		return "not a trace-cmd file";
-	case ENODATA:
-		return "a trace-cmd file possibly truncated: its headers or CPU data end early";
-	case EPROTONOSUPPORT:
-		return "a trace-cmd file of a version or compression libtracecmd cannot read";
-	case EBADMSG:
-		return "a damaged trace-cmd file: its headers or CPU data cannot be read";
-	case EISDIR:
-		return "a directory, not a trace file (a regular file)";
-	case ESPIPE:
-		return "not a trace file (a regular file)";
-	default:
-		return NULL;
-	}
-}
-
 /**
  * flame_collect_file - count the samples of a trace file
  * @path: the trace.dat file
@@ -342,7 +318,7 @@ int flame_collect_file(const char *path, const struct flame_options *opts,
 		return -1;
 	handle = ustack_trace_open(path, 0);
 	if (!handle) {
-		stats->why = flame_open_why(errno);
+		stats->why = ustack_trace_strerror(errno);
 		return -1;
 	}
 	if (flame_buffer_wanted(opts, ""))

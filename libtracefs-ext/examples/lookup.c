@@ -47,20 +47,7 @@ static int note_row(struct tracecmd_input *handle, struct tep_record *record, in
 /* What ustack_trace_open() says of a trace file it could not open. */
 static const char *trace_error(int err)
 {
-	switch (err) {
-	case EMEDIUMTYPE:
-		return "not a trace-cmd file";
-	case ENODATA:
-		return "truncated";
-	case EBADMSG:
-		return "damaged";
-	case EPROTONOSUPPORT:
-		return "a trace-cmd file this libtracecmd cannot read";
-	case ESPIPE:
-		return "not a regular file";
-	default:
-		return strerror(err);
-	}
+	return ustack_trace_strerror(err) ?: strerror(err);
 }
 
 /* The stacks of the file, indexed by record offset. */

@@ -315,6 +315,7 @@ int ustack_stitcher_get_stat(struct ustack_stitcher *st, enum ustack_stat what, 
 
 /* ustack-trace-open.c: a trace.dat file opened as trace-cmd report opens it */
 struct tracecmd_input *ustack_trace_open(const char *file, int flags);
+const char *ustack_trace_strerror(int err);
 
 /* ustack-stitch-tracefs.c, ustack-stitch-tracecmd.c: whole inputs */
 int ustack_stitch_instance(struct tep_handle *tep, struct tracefs_instance *instance,

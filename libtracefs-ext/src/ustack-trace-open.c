@@ -246,3 +246,31 @@ fail:
 	errno = err;
 	return NULL;
 }
+
+/**
+ * ustack_trace_strerror - what an errno of ustack_trace_open() says
+ * @err: the errno
+ *
+ * Return: words for the errors ustack_trace_open() gives of the file
+ * itself (not a trace-cmd file, truncated, damaged, ...), for a tool to
+ * print after the file's name; NULL for any other errno (strerror()'s).
+ */
+const char *ustack_trace_strerror(int err)
+{
+	switch (err) {
+	case EMEDIUMTYPE:
+		return "not a trace-cmd file";
+	case ENODATA:
+		return "a trace-cmd file possibly truncated: its headers or CPU data end early";
+	case EPROTONOSUPPORT:
+		return "a trace-cmd file of a version or compression libtracecmd cannot read";
+	case EBADMSG:
+		return "a damaged trace-cmd file: its headers or CPU data cannot be read";
+	case EISDIR:
+		return "a directory, not a trace file (a regular file)";
+	case ESPIPE:
+		return "not a trace file (a regular file)";
+	default:
+		return NULL;
+	}
+}

@@ -309,6 +309,25 @@ static void test_cpu_data(void)
  * the tep the file's page size) or tracecmd_open()'s (the drivers take the
  * page size from the handle).
  */
+/* the words of each errno ustack_trace_open() gives of the file itself */
+static void test_strerror(void)
+{
+	static const int file_errs[] = {
+		EMEDIUMTYPE, ENODATA, EPROTONOSUPPORT, EBADMSG, EISDIR, ESPIPE,
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(file_errs) / sizeof(file_errs[0]); i++) {
+		CU_ASSERT_PTR_NOT_NULL(ustack_trace_strerror(file_errs[i]));
+		CU_ASSERT_PTR_NOT_NULL(strstr(ustack_trace_strerror(file_errs[i]), "file"));
+	}
+	CU_ASSERT_STRING_EQUAL(ustack_trace_strerror(EMEDIUMTYPE), "not a trace-cmd file");
+	/* strerror()'s: not the file's own fault */
+	CU_ASSERT_PTR_NULL(ustack_trace_strerror(ENOMEM));
+	CU_ASSERT_PTR_NULL(ustack_trace_strerror(EACCES));
+	CU_ASSERT_PTR_NULL(ustack_trace_strerror(0));
+}
+
 static void test_damaged_record(void)
 {
 	unsigned long long malformed = 0;
@@ -360,4 +379,5 @@ void utest_trace_open_register(void)
 	CU_add_test(suite, "cut", test_cut);
 	CU_add_test(suite, "cpu_data", test_cpu_data);
 	CU_add_test(suite, "damaged_record", test_damaged_record);
+	CU_add_test(suite, "strerror", test_strerror);
 }
