@@ -70,9 +70,9 @@ run "fold: a record of 1.95 GB, no crash" 0 "" fold "$work/record.dat"
 run "lookup: a record of 1.95 GB, no crash" 0 "" lookup "$work/record.dat"
 
 for e in stitch fold lookup; do
-	run "$e: CPU data past the end: truncated" 1 "$e: $work/cpu-data.dat: truncated" \
+	run "$e: CPU data past the end: truncated" 1 "$e: $work/cpu-data.dat: a trace-cmd file possibly truncated" \
 		$e "$work/cpu-data.dat"
-	run "$e: cut in the options offset: truncated" 1 "$e: $work/options.dat: truncated" \
+	run "$e: cut in the options offset: truncated" 1 "$e: $work/options.dat: a trace-cmd file possibly truncated" \
 		$e "$work/options.dat"
 done
 run "stitch: no such file" 1 "stitch: $KSTACK.missing: No such file or directory" \
