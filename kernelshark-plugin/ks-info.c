@@ -13,7 +13,8 @@
  * it is not thread safe, and the rows are formatted in the GUI thread while
  * the dialogs may format in another: a lock guards it. Settings from the
  * environment, read when it is made:
- *   USTACK_DEBUG_DIR   where separate debug files are (default /usr/lib/debug)
+ *   USTACK_DEBUG_DIR   where separate debug files are: a colon list searched
+ *                      before /usr/lib/debug
  *   USTACK_SYSROOT     the root the trace's paths are under
  *   USTACK_NOSYM=1     frames as file+offset, no symbols looked up
  */

@@ -32,7 +32,7 @@ check "all tasks: 4 events whose stacks were lost, and why" \
 check "visible range (first half): fewer events, the same two groups" \
 	sh -c "[ \$(wc -l < '$out/dialog-visible.txt') = 2 ] && ! grep -q '^8	' '$out/dialog-visible.txt'"
 check "folded export: outermost first, with counts" grep -qx \
-	"ustack-sample;\[libc.so.6\];main;sample_outer;sample_middle;ustack_lib_enter;ustack_lib_inner;ustack_lib_syscall 8" \
+	"ustack-sample;\(\[libc.so.6\]\|__libc_start_call_main\);main;sample_outer;sample_middle;ustack_lib_enter;ustack_lib_inner;ustack_lib_syscall 8" \
 	"$out/folded.txt"
 check "folded export: the lost ones" grep -qx "ustack-sample;\[user stack lost\] 4" "$out/folded.txt"
 check "stack window: the event and its whole stack" \
