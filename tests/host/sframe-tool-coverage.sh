@@ -4,18 +4,12 @@
 # any one FAILED (missing, not ELF), every file still reported.
 . "$(dirname "$0")/../lib/result.sh"
 
-O=${USTACK_SFRAME_O:-$USTACK_TOP/build/sframe}
-tool=$O/ustack-sframe
+. "$(dirname "$0")/../lib/sframe-tool.sh"
 good=$O/utest/eh-fixture
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-for f in "$tool" "$good"; do
-	if [ ! -f "$f" ]; then
-		fail "sframe built" "no ${f#"$USTACK_TOP"/} (make sframe; make -C sframe utest)"
-		finish
-	fi
-done
+sf_built "$tool" "$good"
 echo 'not ELF' >"$work/text"
 
 # cov NAME WANT-RC FILE...: the exit status, and a report of every file

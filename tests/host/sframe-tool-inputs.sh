@@ -8,18 +8,12 @@
 # works.
 . "$(dirname "$0")/../lib/result.sh"
 
-O=${USTACK_SFRAME_O:-$USTACK_TOP/build/sframe}
-tool=$O/ustack-sframe
+. "$(dirname "$0")/../lib/sframe-tool.sh"
 prog=$O/utest/fixture-prog
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-for f in "$tool" "$prog"; do
-	if [ ! -f "$f" ]; then
-		fail "sframe built" "no ${f#"$USTACK_TOP"/} (make sframe; make -C sframe utest)"
-		finish
-	fi
-done
+sf_built "$tool" "$prog"
 mkfifo "$work/fifo"
 truncate -s 2G "$work/big"
 # load writes to this fake tracefs, never to the host's

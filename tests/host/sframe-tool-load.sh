@@ -14,8 +14,7 @@
 # (as root, it also runs the unprivileged part as nobody).
 . "$(dirname "$0")/../lib/result.sh"
 
-O=${USTACK_SFRAME_O:-$USTACK_TOP/build/sframe}
-tool=$O/ustack-sframe
+. "$(dirname "$0")/../lib/sframe-tool.sh"
 lib=$O/utest/fixture-lib.so
 pid=
 
@@ -23,12 +22,7 @@ cleanup() {
 	[ -n "$pid" ] && kill "$pid" 2>/dev/null
 	rm -rf "$work"
 }
-for f in "$tool" "$lib"; do
-	if [ ! -f "$f" ]; then
-		fail "sframe built" "no ${f#"$USTACK_TOP"/} (make sframe; make -C sframe utest)"
-		finish
-	fi
-done
+sf_built "$tool" "$lib"
 
 # the copies: in $TMPDIR, or under build/ when that cannot map a program
 for top in "${TMPDIR:-/tmp}" "$USTACK_TOP/build/tests"; do

@@ -8,18 +8,12 @@
 # output that is not a regular file (/dev/null) is written to as it is.
 . "$(dirname "$0")/../lib/result.sh"
 
-O=${USTACK_SFRAME_O:-$USTACK_TOP/build/sframe}
-tool=$O/ustack-sframe
+. "$(dirname "$0")/../lib/sframe-tool.sh"
 prog=$O/utest/fixture-prog
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-for f in "$tool" "$prog"; do
-	if [ ! -f "$f" ]; then
-		fail "sframe built" "no ${f#"$USTACK_TOP"/} (make sframe; make -C sframe utest)"
-		finish
-	fi
-done
+sf_built "$tool" "$prog"
 cd "$work" || exit 1
 cp "$prog" orig
 sum=$(cksum <orig)
