@@ -15,8 +15,9 @@
  * The stack is found by a read-ahead of the same file (ustack-ahead.c), one
  * per buffer of the file (ustack-buffers.c); the event handler of every event
  * prints the event as before and then its stack.
- * The user_unwind_* entries themselves print compactly, or in full with their
- * frames with the option ustack_raw (and then no stack under the events).
+ * The user_unwind_* entries themselves print as without the plugin (their
+ * print formats), with the option ustack_raw their frames and build-ids
+ * under them too (and then no stack under the events).
  */
 #include <errno.h>
 #include <limits.h>
@@ -120,7 +121,7 @@ struct tep_plugin_option TEP_PLUGIN_OPTIONS[] = {
 static struct tep_plugin_option up_opts_built[UP_NR_OPTS];
 static bool up_opts_saved;
 
-/* The user_unwind_* entries, whose handlers print them compactly. */
+/* The user_unwind_* entries, whose handlers print them (and, with ustack_raw, more). */
 enum {
 	UP_E_COOKIE,
 	UP_E_STACK,
@@ -128,26 +129,14 @@ enum {
 	UP_NR_ENTRIES,
 };
 
-/* Their fields the handlers print. */
+/* The fields of a file entry that its print format leaves out, printed with ustack_raw. */
 enum {
-	UP_F_COOKIE,
-	UP_F_NEXT,
-	UP_F_NR,
-	UP_F_FLAGS,
-	UP_F_ID,
-	UP_F_PATH,
 	UP_F_BUILD_ID,
 	UP_F_BUILD_ID_SIZE,
 	UP_NR_FIELDS,
 };
 
 static const char * const up_field_names[UP_NR_FIELDS] = {
-	[UP_F_COOKIE]		= "cookie",
-	[UP_F_NEXT]		= "next",
-	[UP_F_NR]		= "nr",
-	[UP_F_FLAGS]		= "flags",
-	[UP_F_ID]		= "id",
-	[UP_F_PATH]		= "path",
 	[UP_F_BUILD_ID]		= "build_id",
 	[UP_F_BUILD_ID_SIZE]	= "build_id_size",
 };
@@ -180,6 +169,7 @@ struct up_plugin {
 	bool			wrapped_all;
 	struct up_hook		*hooks;
 	struct up_fields	fields[UP_NR_ENTRIES];
+	struct trace_seq	line;		/* an entry's line, made before it prints */
 };
 
 static struct up_plugin *up_plugins;
@@ -405,75 +395,43 @@ static unsigned long long up_num(const struct up_fields *fields, unsigned int i,
 }
 
 /*
- * Numbers as text without printf: a cookie entry and a stack entry come
- * with every kernel entry, and vsnprintf() costs more than the rest of
- * their printing.
+ * An entry's line: what its print format makes of it, as report prints it
+ * without the plugin (a script reading report's output sees the same text
+ * either way), escaped as the plugin's other text: a file entry's path is
+ * whatever bytes the trace holds. Made in the plugin's own trace_seq first,
+ * as libtraceevent prints into @s in one go.
  */
-static char *up_put_str(char *p, const char *str)
+static void up_print_entry(struct up_plugin *plugin, struct trace_seq *s,
+			   struct tep_record *record, struct tep_event *event)
 {
-	while (*str)
-		*p++ = *str++;
-	return p;
-}
+	struct trace_seq *line = &plugin->line;
+	int flags = event->flags;
 
-static char *up_put_num(char *p, unsigned long long val, unsigned int base)
-{
-	char digits[24];
-	int n = 0;
-
-	do {
-		digits[n++] = "0123456789abcdef"[val % base];
-		val /= base;
-	} while (val);
-	while (n)
-		*p++ = digits[--n];
-	return p;
+	trace_seq_reset(line);
+	/* the print format alone: libtraceevent skips handlers of NOHANDLE events */
+	event->flags |= TEP_EVENT_FL_NOHANDLE;
+	tep_print_event(event->tep, line, record, "%s", TEP_PRINT_INFO);
+	event->flags = flags;
+	if (line->state == TRACE_SEQ__GOOD)
+		up_escape_seq(s, line->buffer, line->len);
 }
 
 static int up_cookie_handler(struct trace_seq *s, struct tep_record *record,
 			     struct tep_event *event, void *context)
 {
-	struct up_fields *f = up_entry_fields(context, UP_E_COOKIE, event);
-	char buf[48], *p = buf;
-
 	up_wrap_all(context);
-	p = up_put_str(p, "cookie=0x");
-	p = up_put_num(p, up_num(f, UP_F_COOKIE, record), 16);
-	*p = '\0';
-	trace_seq_puts(s, buf);
+	up_print_entry(context, s, record, event);
 	return 0;
 }
-
-/* The longest text of a stack entry: 64-bit numbers (a trace's format may say so), all flags. */
-#define UP_STACK_TEXT_MAX	(sizeof("cookie=0x frames= truncated no-stack next=0x") + \
-				 16 + 20 + 16)
 
 static int up_stack_handler(struct trace_seq *s, struct tep_record *record,
 			    struct tep_event *event, void *context)
 {
-	struct up_fields *f = up_entry_fields(context, UP_E_STACK, event);
-	unsigned long long cookie = up_num(f, UP_F_COOKIE, record);
-	unsigned long long next = up_num(f, UP_F_NEXT, record);
-	unsigned int flags = up_num(f, UP_F_FLAGS, record);
 	struct up_plugin *plugin = context;
 	const struct up_result *res;
-	char buf[UP_STACK_TEXT_MAX], *p = buf;
 
 	up_wrap_all(plugin);
-	p = up_put_str(p, "cookie=0x");
-	p = up_put_num(p, cookie, 16);
-	p = up_put_str(p, " frames=");
-	p = up_put_num(p, up_num(f, UP_F_NR, record), 10);
-	if (flags & USTACK_STACK_TRUNCATED)
-		p = up_put_str(p, " truncated");
-	if (flags & USTACK_STACK_NO_STACK)
-		p = up_put_str(p, " no-stack");
-	if (next) {
-		p = up_put_str(p, " next=0x");
-		p = up_put_num(p, next, 16);
-	}
-	*p = '\0';
-	trace_seq_puts(s, buf);
+	up_print_entry(plugin, s, record, event);
 	if (!plugin->raw || !plugin->bufs)
 		return 0;
 	res = up_buffers_lookup(plugin->bufs, record);
@@ -486,26 +444,21 @@ static int up_file_handler(struct trace_seq *s, struct tep_record *record,
 			   struct tep_event *event, void *context)
 {
 	struct up_fields *f = up_entry_fields(context, UP_E_FILE, event);
-	struct tep_format_field *path = f->field[UP_F_PATH], *bid = f->field[UP_F_BUILD_ID];
+	struct tep_format_field *bid = f->field[UP_F_BUILD_ID];
 	unsigned int bid_size = up_num(f, UP_F_BUILD_ID_SIZE, record);
 	struct up_plugin *plugin = context;
 	const unsigned char *data = record->data;
-	int len = 0;
 	unsigned int i;
 
 	up_wrap_all(plugin);
-	trace_seq_printf(s, "id=%llu", up_num(f, UP_F_ID, record));
-	if (plugin->raw && bid && bid->size >= 0 && bid_size <= (unsigned int)bid->size &&
-	    up_field_fits(bid, bid_size, record)) {
-		trace_seq_puts(s, " build_id=");
-		for (i = 0; i < bid_size; i++)
-			trace_seq_printf(s, "%02x", data[bid->offset + i]);
-	}
-	if (up_field_fits(path, 0, record))
-		len = strnlen((const char *)data + path->offset, record->size - path->offset);
-	/* a path of the trace: anything, escaped */
-	trace_seq_puts(s, " path=");
-	up_escape_seq(s, len ? (const char *)data + path->offset : "", len);
+	up_print_entry(plugin, s, record, event);
+	/* the build-id, which the print format leaves out, on a line of its own */
+	if (!plugin->raw || !bid || bid->size < 0 || bid_size > (unsigned int)bid->size ||
+	    !bid_size || !up_field_fits(bid, bid_size, record))
+		return 0;
+	trace_seq_puts(s, "\n build_id=");
+	for (i = 0; i < bid_size; i++)
+		trace_seq_printf(s, "%02x", data[bid->offset + i]);
 	return 0;
 }
 
@@ -711,6 +664,7 @@ UP_EXPORT int TEP_PLUGIN_LOADER(struct tep_handle *tep)
 	if (!plugin)
 		goto fail;
 	plugin->tep = tep;
+	trace_seq_init(&plugin->line);
 	plugin->raw = up_opts.raw;
 	plugin->stats = up_opts.stats;
 	plugin->next = up_plugins;
@@ -788,6 +742,7 @@ UP_EXPORT int TEP_PLUGIN_UNLOADER(struct tep_handle *tep)
 	if (plugin->bufs && plugin->stats)
 		up_print_stats(plugin);
 	up_buffers_close(plugin->bufs);
+	trace_seq_destroy(&plugin->line);
 	free(plugin);
 	if (!up_plugins) {
 		up_input_release();
