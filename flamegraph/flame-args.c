@@ -171,7 +171,9 @@ static int flame_option_value(struct flame_args *a, int opt, const char *arg)
 
 	switch (opt) {
 	case 'i':
-		return flame_list_add(a->inputs, &a->nr_inputs, arg, "inputs");
+		/* every input is an argument: room for all of them */
+		a->inputs[a->nr_inputs++] = arg;
+		return 0;
 	case 'F':
 		a->folded = arg;
 		return 0;
@@ -268,7 +270,8 @@ static int flame_args_check(struct flame_args *a)
  * flame_args_parse - read the command line
  * @argc: from main()
  * @argv: from main()
- * @a: set from the options; filled with the defaults before
+ * @a: set from the options; filled with the defaults before; free @a->inputs
+ *	and @a->debug_dir after, also when it fails
  *
  * Return: 0; 1 when --help or --version was given (the usage or the version
  * is printed); -1 when the command line is wrong (said on standard error).
@@ -277,6 +280,12 @@ int flame_args_parse(int argc, char **argv, struct flame_args *a)
 {
 	int opt, ret;
 
+	/* as many as there are arguments, and -F's file */
+	a->inputs = calloc(argc + 1, sizeof(*a->inputs));
+	if (!a->inputs) {
+		perror("ustack-flame");
+		return -1;
+	}
 	while ((opt = getopt_long(argc, argv, "i:F:f:o:p:c:e:B:g:akKLnd:s:t:w:vh",
 				  flame_longopts, NULL)) != -1) {
 		if (opt == 'h') {
@@ -296,9 +305,7 @@ int flame_args_parse(int argc, char **argv, struct flame_args *a)
 			return -1;
 		}
 	}
-	for (; optind < argc; optind++) {
-		if (flame_list_add(a->inputs, &a->nr_inputs, argv[optind], "inputs"))
-			return -1;
-	}
+	for (; optind < argc; optind++)
+		a->inputs[a->nr_inputs++] = argv[optind];
 	return flame_args_check(a);
 }

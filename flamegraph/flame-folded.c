@@ -130,7 +130,8 @@ int flame_counts_read_folded(struct flame_counts *fc, FILE *in, struct flame_fol
  * @out: where to
  * @fc: the table
  *
- * Return: 0; -1 with errno ENOMEM, or EIO when writing failed.
+ * Return: 0; -1 with errno ENOMEM, or the error of writing
+ *	(flame_write_error()).
  */
 int flame_write_folded(FILE *out, const struct flame_counts *fc)
 {
@@ -142,9 +143,7 @@ int flame_write_folded(FILE *out, const struct flame_counts *fc)
 	for (i = 0; i < fc->nr; i++)
 		fprintf(out, "%s %llu\n", lines[i]->text, lines[i]->count);
 	free(lines);
-	if (ferror(out)) {
-		errno = EIO;
-		return -1;
-	}
+	if (ferror(out))
+		return flame_write_error(out);
 	return 0;
 }

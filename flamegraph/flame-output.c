@@ -31,6 +31,27 @@ const char *flame_strerror(int err)
 }
 
 /**
+ * flame_write_error - why writing to a stream failed
+ * @out: the stream, its error flag set by a failed write
+ *
+ * The flag says that a write failed, not why: the errno of that write may
+ * have been changed since. What was not written is still in the stream's
+ * buffer, so flushing it again fails the same way and sets errno again
+ * (ENOSPC on a full disk, EPIPE, ...).
+ *
+ * Return: -1, with errno the error of the write; EIO when flushing again
+ * worked.
+ */
+int flame_write_error(FILE *out)
+{
+	clearerr(out);
+	errno = 0;
+	if (!fflush(out) || errno <= 0)
+		errno = EIO;
+	return -1;
+}
+
+/**
  * flame_file_type - what a file that is not a regular file is, for a message
  * @mode: its st_mode
  *

@@ -139,8 +139,8 @@ static void flame_html_head(FILE *out, const char *title)
  * Every rectangle is written, also those too narrow to see: zooming in
  * shows them. Names are escaped (flame_put_xml()).
  *
- * Return: 0; -1 with errno EINVAL (an empty tree: no samples) or EIO (a
- * write failed).
+ * Return: 0; -1 with errno EINVAL (an empty tree: no samples) or the error of
+ * writing (flame_write_error()).
  */
 int flame_write_page(FILE *out, const struct flame_tree *tree, const struct flame_page *page)
 {
@@ -172,9 +172,7 @@ int flame_write_page(FILE *out, const struct flame_tree *tree, const struct flam
 		fwrite(flame_js, 1, flame_js_end - flame_js, out);
 		fputs("</script>\n</body>\n</html>\n", out);
 	}
-	if (ferror(out)) {
-		errno = EIO;
-		return -1;
-	}
+	if (ferror(out))
+		return flame_write_error(out);
 	return 0;
 }

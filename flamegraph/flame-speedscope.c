@@ -154,7 +154,8 @@ static void flame_json_profile(FILE *out, const struct flame_frames *frames,
  * @per_task: the first frame of each line is the task: a profile per task,
  *	named after it, without that frame
  *
- * Return: 0; -1 with errno ENOMEM, or EIO when writing failed.
+ * Return: 0; -1 with errno ENOMEM, or the error of writing
+ *	(flame_write_error()).
  */
 int flame_write_speedscope(FILE *out, const struct flame_counts *fc, const char *name,
 			   bool per_task)
@@ -196,10 +197,8 @@ int flame_write_speedscope(FILE *out, const struct flame_counts *fc, const char 
 	}
 	fputs("]}\n", out);
 	ret = 0;
-	if (ferror(out)) {
-		errno = EIO;
-		ret = -1;
-	}
+	if (ferror(out))
+		ret = flame_write_error(out);
 out:
 	flame_frames_free(&frames);
 	free(lines);

@@ -152,6 +152,7 @@ int flame_collect_file(const char *path, const struct flame_options *opts,
 
 const char *flame_file_type(unsigned int mode);
 const char *flame_strerror(int err);
+int flame_write_error(FILE *out);
 
 struct flame_out {
 	FILE			*file;		/* where to write */
@@ -174,10 +175,10 @@ enum flame_format {
 	FLAME_FORMAT_HTML,
 };
 
-#define FLAME_MAX_LIST	64	/* inputs, events, buffers */
+#define FLAME_MAX_LIST	64	/* events, buffers */
 
 struct flame_args {
-	const char		*inputs[FLAME_MAX_LIST];
+	const char		**inputs;	/* malloc()ed, room for one more (-F's) */
 	size_t			nr_inputs;
 	const char		*folded;	/* folded text to read instead; "-": stdin */
 	const char		*events[FLAME_MAX_LIST];

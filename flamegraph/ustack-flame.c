@@ -275,29 +275,27 @@ int main(int argc, char **argv)
 		.symbols = true,
 		.opts = { .pid = -1, .kernel = true },
 	};
-	const char *inputs[FLAME_MAX_LIST + 1];
 	struct flame_counts fc = { 0 };
 	struct flame_out out = { 0 };
-	size_t nr_inputs;
 	int ret;
 
 	ret = flame_args_parse(argc, argv, &a);
 	if (ret) {
 		free(a.debug_dir);
+		free(a.inputs);
 		return ret > 0 ? 0 : 2;
 	}
 	/* the symbolizer keeps a copy of the -d list */
-	ret = flame_symbolizer(&a);
+	ret = flame_symbolizer(&a) ? 1 : 0;
 	free(a.debug_dir);
 	a.debug_dir = NULL;
 	if (ret)
-		return 1;
+		goto out;
 	ret = 1;
-	nr_inputs = a.nr_inputs;
-	memcpy(inputs, a.inputs, nr_inputs * sizeof(*inputs));
+	/* -F's file is an input too (there are no others then), in the room left for it */
 	if (a.folded)
-		inputs[nr_inputs++] = a.folded;
-	if (flame_out_open(&out, a.output, inputs, nr_inputs))
+		a.inputs[a.nr_inputs] = a.folded;
+	if (flame_out_open(&out, a.output, a.inputs, a.nr_inputs + !!a.folded))
 		goto out;
 	if (a.folded ? read_folded(a.folded, &fc) : read_traces(&a, &fc, out.file))
 		goto close;
@@ -312,5 +310,6 @@ close:
 out:
 	flame_counts_free(&fc);
 	ustack_symbolizer_free(a.opts.sym);
+	free(a.inputs);
 	return ret;
 }

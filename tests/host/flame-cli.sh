@@ -3,7 +3,9 @@
 # ustack-flame's command line says what is wrong with it: "not both" only
 # when a trace and -F are both given, what to give when nothing is, and
 # --version prints the version (review 2026-11-28, findings [10] and [22]).
-# No root, no trace needed.
+# Of [22] too: -o - is standard output (no file "-"), more than 64 traces
+# are read, and a full standard output is said in the same words in every
+# format. No root; the fixture kstack.dat (5 events) is the trace.
 . "$(dirname "$0")/../lib/result.sh"
 . "$(dirname "$0")/../lib/flame.sh"
 
@@ -35,4 +37,34 @@ check "--version: 'ustack-flame $want'" test "$(cat "$work/out")" = "ustack-flam
 "$FLAME" --version "$KS" > "$work/out" 2>&1
 check "--version with a trace: the version only" test "$(cat "$work/out")" = "ustack-flame $want"
 check "--help names --version" grep -q -- '--version' <("$FLAME" --help)
+# -- -o -: standard output, no file named "-"
+mkdir "$work/cwd"
+(cd "$work/cwd" && "$FLAME" -n -o - "$KS") > "$work/out" 2> "$work/err"
+rc=$?
+"$FLAME" -n "$KS" > "$work/want"
+check "-o -: exit 0, no file '-' made" test $rc = 0 -a ! -e "$work/cwd/-"
+same "-o -: the graph on standard output" "$work/want" "$work/out"
+
+# -- more than FLAME_MAX_LIST (64) traces: all of them read
+for n in 65 200; do
+	set --
+	for i in $(seq $n); do set -- "$@" "$KS"; done
+	"$FLAME" -n -a "$@" > "$work/out" 2> "$work/err"
+	rc=$?
+	check "$n traces: exit 0, nothing on stderr" \
+		test $rc = 0 -a ! -s "$work/err"
+	check "$n traces: $((5 * n)) events counted" \
+		test "$(awk '{ n += $NF } END { print n + 0 }' "$work/out")" = $((5 * n))
+done
+
+# -- a full standard output: the same words in every format (html and svg
+# are written past stdio's buffer: the write fails while writing, not when
+# flushed at the end)
+for f in folded speedscope perf svg html; do
+	"$FLAME" -n -f $f "$KS" > /dev/full 2> "$work/err"
+	rc=$?
+	check "-f $f > /dev/full: exit 1, 'standard output: No space left on device'" \
+		test $rc = 1 -a "$(cat "$work/err")" = \
+		"ustack-flame: standard output: No space left on device"
+done
 finish
