@@ -55,7 +55,7 @@ static const char *flame_task(struct flame_collect *c, const struct flame_sample
 }
 
 /* A sample's folded line (the library's), counted; and handed to the sample function. */
-static int flame_count(struct flame_collect *c, const struct flame_sample *s)
+static int flame_count(struct flame_collect *c, struct flame_sample *s)
 {
 	const char *task = flame_task(c, s);
 	int len;
@@ -83,9 +83,12 @@ static int flame_count(struct flame_collect *c, const struct flame_sample *s)
 		c->stats->kernel++;
 	if (s->why)
 		c->stats->lost++;
-	if (c->opts->sample_func)
-		return c->opts->sample_func(s, c->opts->sample_context);
-	return 0;
+	if (!c->opts->sample_func)
+		return 0;
+	s->line = c->line;
+	s->len = len;
+	s->task = task != NULL;
+	return c->opts->sample_func(s, c->opts->sample_context);
 }
 
 /* NAME, SYSTEM or SYSTEM:NAME, each part a shell pattern (fnmatch()). */

@@ -83,6 +83,51 @@ void flame_put_json(FILE *out, const char *text, size_t len);
 void flame_put_plain(FILE *out, const char *text, const char *bad);
 size_t flame_utf8_chars(const char *text, size_t len, size_t max_chars, size_t *bytes);
 
+/* ---- flame-timeline.c: frames by name and file; every sample kept, for speedscope ---- */
+
+struct flame_frame {
+	const char		*key;		/* "name", or "name\1file" */
+	size_t			name_len;
+};
+
+struct flame_frames {
+	struct flame_counts	keys;		/* each frame's count is its index */
+	struct flame_frame	*order;		/* by index */
+	size_t			nr;
+	size_t			size;
+	char			*key;		/* the key being looked up */
+	size_t			key_size;
+};
+
+long flame_frames_add(struct flame_frames *f, const char *name, size_t len, const char *file);
+void flame_frames_free(struct flame_frames *f);
+
+struct flame_event {
+	unsigned long long	ts;		/* of its trace's clock */
+	size_t			seq;		/* in the order read: equal times keep it */
+	size_t			first;		/* its frames, outermost first: stack[first]... */
+	unsigned int		nr;
+	unsigned int		input;		/* the trace file it is of */
+	unsigned int		profile;	/* its task, of the profiles; 0 when no task */
+};
+
+struct flame_timeline {
+	struct ustack_symbolizer *sym;		/* the frames' (for --inlines); NULL: none */
+	unsigned int		input;		/* of the samples added now */
+	struct flame_frames	names;		/* every frame, by name and file */
+	struct flame_frames	profiles;	/* the tasks' names (the lines' first frames) */
+	struct flame_event	*events;
+	size_t			nr_events;
+	size_t			size_events;
+	unsigned int		*stack;		/* the events' frames, indices into @names */
+	size_t			nr_stack;
+	size_t			size_stack;
+};
+
+struct flame_sample;
+int flame_timeline_sample(const struct flame_sample *sample, void *context);
+void flame_timeline_free(struct flame_timeline *tl);
+
 /* ---- outputs ---- */
 
 struct flame_page {
@@ -94,6 +139,7 @@ struct flame_page {
 int flame_write_folded(FILE *out, const struct flame_counts *fc);
 int flame_write_speedscope(FILE *out, const struct flame_counts *fc, const char *name,
 			   bool per_task);
+int flame_write_speedscope_timeline(FILE *out, struct flame_timeline *tl, const char *name);
 int flame_write_page(FILE *out, const struct flame_tree *tree, const struct flame_page *page);
 
 /* flame-assets.S: the page's script and style, .incbin'ed; no NUL at their ends */
@@ -108,7 +154,6 @@ enum flame_group {
 	FLAME_GROUP_NONE,	/* every task together */
 };
 
-struct flame_sample;
 
 /* called for every sample that passes the filters; perf text takes these */
 typedef int (*flame_sample_func)(const struct flame_sample *sample, void *context);
@@ -210,6 +255,9 @@ struct flame_sample {
 	const char			*comm;		/* or pid_name */
 	char				pid_name[16];
 	const char			*why;		/* "[stack lost]", ...; NULL */
+	const char			*line;		/* its folded line (not NUL-ended) */
+	size_t				len;
+	bool				task;		/* the line's first frame is the task */
 };
 
 /* ---- flame-perf.c: perf-script text, which Perfetto and speedscope import ---- */

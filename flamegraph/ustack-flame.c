@@ -154,7 +154,9 @@ static void flame_say_empty(const struct flame_args *a, const struct flame_stats
 	}
 }
 
-static int read_traces(struct flame_args *a, struct flame_counts *fc, FILE *out)
+/* The traces' samples counted; perf text written, samples kept for speedscope (@tl). */
+static int read_traces(struct flame_args *a, struct flame_counts *fc, FILE *out,
+		       struct flame_timeline *tl)
 {
 	struct flame_perf perf = { .out = out, .sym = a->opts.sym };
 	struct flame_stats stats = { 0 };
@@ -164,8 +166,13 @@ static int read_traces(struct flame_args *a, struct flame_counts *fc, FILE *out)
 	if (a->format == FLAME_FORMAT_PERF) {
 		a->opts.sample_func = flame_perf_sample;
 		a->opts.sample_context = &perf;
+	} else if (a->format == FLAME_FORMAT_SPEEDSCOPE) {
+		tl->sym = a->opts.sym;
+		a->opts.sample_func = flame_timeline_sample;
+		a->opts.sample_context = tl;
 	}
 	for (i = 0; i < a->nr_inputs; i++) {
+		tl->input = i;
 		errno = 0;
 		ret = flame_collect_file(a->inputs[i], &a->opts, fc, &stats);
 		if (ret) {
@@ -198,7 +205,8 @@ static int read_traces(struct flame_args *a, struct flame_counts *fc, FILE *out)
 	return 0;
 }
 
-static int write_graph(const struct flame_args *a, const struct flame_counts *fc, FILE *out)
+static int write_graph(const struct flame_args *a, const struct flame_counts *fc,
+		       struct flame_timeline *tl, FILE *out)
 {
 	const char *name = a->folded ? a->folded : a->inputs[0];
 	struct flame_page page = {
@@ -213,8 +221,10 @@ static int write_graph(const struct flame_args *a, const struct flame_counts *fc
 	case FLAME_FORMAT_FOLDED:
 		return flame_write_folded(out, fc);
 	case FLAME_FORMAT_SPEEDSCOPE:
-		return flame_write_speedscope(out, fc, name,
-					      !a->folded && a->opts.group != FLAME_GROUP_NONE);
+		/* folded text has no times: its counts */
+		if (!a->folded)
+			return flame_write_speedscope_timeline(out, tl, name);
+		return flame_write_speedscope(out, fc, name, false);
 	case FLAME_FORMAT_PERF:
 		return 0;	/* written while reading */
 	case FLAME_FORMAT_SVG:
@@ -275,6 +285,7 @@ int main(int argc, char **argv)
 		.symbols = true,
 		.opts = { .pid = -1, .kernel = true },
 	};
+	struct flame_timeline tl = { 0 };
 	struct flame_counts fc = { 0 };
 	struct flame_out out = { 0 };
 	int ret;
@@ -297,9 +308,9 @@ int main(int argc, char **argv)
 		a.inputs[a.nr_inputs] = a.folded;
 	if (flame_out_open(&out, a.output, a.inputs, a.nr_inputs + !!a.folded))
 		goto out;
-	if (a.folded ? read_folded(a.folded, &fc) : read_traces(&a, &fc, out.file))
+	if (a.folded ? read_folded(a.folded, &fc) : read_traces(&a, &fc, out.file, &tl))
 		goto close;
-	if (write_graph(&a, &fc, out.file)) {
+	if (write_graph(&a, &fc, &tl, out.file)) {
 		fprintf(stderr, "ustack-flame: %s: %s\n", out.name, flame_strerror(errno));
 		goto close;
 	}
@@ -309,6 +320,7 @@ close:
 		ret = 1;
 out:
 	flame_counts_free(&fc);
+	flame_timeline_free(&tl);
 	ustack_symbolizer_free(a.opts.sym);
 	free(a.inputs);
 	return ret;

@@ -69,29 +69,34 @@ check "-F: a line that is not 'stack count' is skipped and said" \
 	grep -q '1 lines are not "stack count": skipped' "$work/err"
 check "-F: the other lines counted" grep -qx 'ustack-sample;main 2' "$work/out"
 
-# -- speedscope: a profile per command, frames shared; read back to folded
+# -- speedscope: a profile per command, frames shared; read back to folded.
+# Of a trace, a sample per event (weighing nanoseconds, in time order:
+# tests/host/flame-speedscope.sh); of folded text (-F), a sample per line
+# weighing its count
 flame -f speedscope "$KS" > "$work/speedscope.json"
 check "speedscope: valid JSON (python3 -m json.tool)" \
 	python3 -m json.tool "$work/speedscope.json" /dev/null
-# the file's profiles as folded lines, each profile's name first
+# to_folded FILE UNIT: the file's profiles as folded lines, each profile's
+# name first; a sample counts its weight (unit none) or 1 (nanoseconds)
 to_folded() {
-	python3 - "$1" <<'PY'
-import json, sys
+	python3 - "$1" "$2" <<'PY'
+import collections, json, sys
 d = json.load(open(sys.argv[1]))
+unit = sys.argv[2]
 assert d["$schema"] == "https://www.speedscope.app/file-format-schema.json"
-frames = [f["name"] for f in d["shared"]["frames"]]
+frames = [(f["name"], f.get("file")) for f in d["shared"]["frames"]]
 assert len(set(frames)) == len(frames), "a frame twice"
-out = []
+out = collections.Counter()
 for p in d["profiles"]:
-    assert p["type"] == "sampled" and p["unit"] == "none"
+    assert p["type"] == "sampled" and p["unit"] == unit
     assert len(p["samples"]) == len(p["weights"])
     assert p["endValue"] - p["startValue"] == sum(p["weights"])
     for s, w in zip(p["samples"], p["weights"]):
-        out.append(";".join([p["name"]] + [frames[i] for i in s]) + " %d" % w)
-print("\n".join(sorted(out)))
+        out[";".join([p["name"]] + [frames[i][0] for i in s])] += w if unit == "none" else 1
+print("\n".join("%s %d" % (l, out[l]) for l in sorted(out)))
 PY
 }
-to_folded "$work/speedscope.json" > "$work/out" 2>&1
+to_folded "$work/speedscope.json" nanoseconds > "$work/out" 2>&1
 same "speedscope: the profiles read back are the folded lines" "$work/folded" "$work/out"
 check "speedscope: one profile per command, named after it" test \
 	"$(python3 -c 'import json,sys; print([p["name"] for p in json.load(open(sys.argv[1]))["profiles"]])' \
@@ -100,6 +105,11 @@ flame -a -f speedscope "$KS" > "$work/all.json"
 check "speedscope -a: one profile, named after the trace" test \
 	"$(python3 -c 'import json,sys; print([p["name"] for p in json.load(open(sys.argv[1]))["profiles"]])' \
 	"$work/all.json")" = "['$KS']"
+flame -a -f speedscope -F "$work/folded" > "$work/folded.json"
+to_folded "$work/folded.json" none > "$work/out" 2>&1
+sed 's/^/-F;/' "$work/folded" > "$work/want"
+sed "s|^$work/folded;|-F;|" "$work/out" > "$work/out2"
+same "speedscope -F: a sample per line weighing its count (unit none)" "$work/want" "$work/out2"
 
 # -- perf script text, as Perfetto's "perf textual format" importer reads it
 flame -f perf "$KS" > "$work/perf.txt"
