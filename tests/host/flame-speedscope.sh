@@ -151,6 +151,34 @@ PY
 check "one name, two files: two frames, each with its file, both in one sample ($out)" \
 	test "$out" = "2 frames: /tmp/ustack-fixture/libustack-sample.so /tmp/ustack-fixture/ustack-sample; samples with both: 1"
 
+# -- one base name, two directories, no symbols (-n): the library's path
+# in the trace made /tmp/ustack-fixture-other/ustack-sample (as long), so
+# its frames are "[ustack-sample]" as the program's are
+if command -v trace-cmd > /dev/null; then
+	trace-cmd convert -i "$KS" -o "$work/v6.dat" --file-version 6 --compression none \
+		> /dev/null 2>&1
+	python3 - "$work/v6.dat" "$work/base.dat" <<'PY'
+import sys
+data = open(sys.argv[1], "rb").read()
+old, new = b"/tmp/ustack-fixture/libustack-sample.so", b"/tmp/ustack-fixture-other/ustack-sample"
+assert len(old) == len(new) and data.count(old) == 1
+open(sys.argv[2], "wb").write(data.replace(old, new))
+PY
+	"$FLAME" -n "$work/base.dat" > "$work/base.folded"
+	check "one base name, -n: the folded lines name both files [ustack-sample]" \
+		test "$(grep -c '\[libustack' "$work/base.folded")" = 0
+	"$FLAME" -n -f speedscope "$work/base.dat" > "$work/base.json"
+	"$FLAME" -n -f perf "$work/base.dat" > "$work/base.perf"
+	out=$(timeline "$work/base.json" "$work/base.perf" 2>&1)
+	check "one base name, -n: every event, with -f perf's frames ($out)" \
+		test "$out" = "events=5 profiles=1 frames=7"
+	check "one base name, -n: [ustack-sample] twice, one frame per file" test \
+		"$(grep -o '^{"name":"\[ustack-sample\]","file":"[^"]*"}' "$work/base.json" | sort | tr '\n' ' ')" = \
+		'{"name":"[ustack-sample]","file":"/tmp/ustack-fixture-other/ustack-sample"} {"name":"[ustack-sample]","file":"/tmp/ustack-fixture/ustack-sample"} '
+else
+	skip "one base name, two directories" "no trace-cmd (to convert the fixture to version 6)"
+fi
+
 # -- speedscope's own importer: not on this machine
 skip "speedscope's own importer" "speedscope is in no Debian package and the project installs nothing from npm: its rules for sampled profiles are applied above instead"
 finish
