@@ -170,6 +170,8 @@ struct up_plugin {
 	struct up_hook		*hooks;
 	struct up_fields	fields[UP_NR_ENTRIES];
 	struct trace_seq	line;		/* an entry's line, made before it prints */
+	const char		*why;		/* no stacks: why, said with the first entry */
+	bool			say_at_end;	/* or at the end, if the trace has entries */
 };
 
 static struct up_plugin *up_plugins;
@@ -407,6 +409,7 @@ static void up_print_entry(struct up_plugin *plugin, struct trace_seq *s,
 	struct trace_seq *line = &plugin->line;
 	int flags = event->flags;
 
+	up_gate_say(plugin->why);
 	trace_seq_reset(line);
 	/* the print format alone: libtraceevent skips handlers of NOHANDLE events */
 	event->flags |= TEP_EVENT_FL_NOHANDLE;
@@ -579,23 +582,24 @@ static int up_opts_snapshot(void)
 	return up_opt_dir(UP_OPT_SYSROOT, &up_opts.sysroot);
 }
 
+#ifdef UP_INPUT_GUESS
 /*
- * In "trace-cmd report": open the read-ahead of this load's input file, if
- * the file has deferred stacks at all. Return: false when it has none
- * (then nothing is done for it).
+ * In "trace-cmd report", as the gate lets it (ustack-gate.c): open the
+ * read-ahead of this load's input file, if the file has deferred stacks at
+ * all. Return: false when it has none (then nothing is done for it).
  */
-static bool up_plugin_open_ahead(struct up_plugin *plugin)
+static bool up_plugin_follow(struct up_plugin *plugin, const struct up_cmdline *cmd)
 {
 	struct up_ahead_opts opts;
 	struct tep_event **events;
 	struct up_input in;
 	int i;
 
-	if (up_input_read(&in))
-		return true;
+	up_input_read(&in, cmd);
 	if (!in.have_file) {
-		fprintf(stderr, "plugin_ustack: no open trace file found: no user stacks "
-			"under events\n");
+		plugin->why = up_gate_reason("no trace file is open where trace-cmd report of "
+					     "libtracecmd %s.x loads the plugins: report does not "
+					     "load them as the plugin knows", UP_INPUT_CHECKED);
 		return true;
 	}
 	/* -1, cannot tell: read ahead, it finds out */
@@ -605,9 +609,9 @@ static bool up_plugin_open_ahead(struct up_plugin *plugin)
 				"nothing done\n");
 		return false;
 	}
-	if (in.ts_option) {
+	if (cmd->ts_option) {
 		fprintf(stderr, "plugin_ustack: --%s changes timestamps: no user stacks under "
-			"events\n", in.ts_option);
+			"events\n", cmd->ts_option);
 		return true;
 	}
 	opts.raw = plugin->raw;
@@ -635,6 +639,35 @@ static bool up_plugin_open_ahead(struct up_plugin *plugin)
 	}
 	return true;
 }
+#endif
+
+/*
+ * In "trace-cmd report" (and trace-cmd stream, which prints events too):
+ * follow report to its input file when the gate lets it, else keep why not,
+ * to say it should the trace have deferred stacks. Other programs that load
+ * plugins (trace-cmd list, KernelShark) get the entries' printers only, and
+ * nothing is said. Return: false when the file has no deferred stacks (then
+ * nothing is done for it).
+ */
+static bool up_plugin_open_ahead(struct up_plugin *plugin)
+{
+	struct up_cmdline cmd;
+	bool ret = true;
+
+	if (up_cmdline_read(&cmd))
+		return true;
+	if (!strcmp(cmd.sub, "report") ||
+	    (!strcmp(cmd.prog, "trace-cmd") && !strcmp(cmd.sub, "stream"))) {
+		plugin->why = up_gate_check(&cmd);
+		plugin->say_at_end = !strcmp(cmd.sub, "report");
+#ifdef UP_INPUT_GUESS
+		if (!plugin->why)
+			ret = up_plugin_follow(plugin, &cmd);
+#endif
+	}
+	up_cmdline_free(&cmd);
+	return ret;
+}
 
 /**
  * tep_plugin_loader - load the plugin for a tep
@@ -643,8 +676,10 @@ static bool up_plugin_open_ahead(struct up_plugin *plugin)
  * In "trace-cmd report", when the input file has deferred stacks (the
  * user_unwind_* events; ustack-peek.c), opens the read-ahead of the file and
  * makes the plugin's handler the handler of its events; on a file without
- * them it does nothing. Elsewhere it registers only the printers of the
- * user_unwind_* entries. The first load registers the options too (and so
+ * them it does nothing. That only where it knows how report loads plugins
+ * (ustack-gate.c); where it does not, report gets the printers of the
+ * user_unwind_* entries and, should the trace have them, "ustack: no user
+ * stacks: <why>" on stderr once. Elsewhere it registers only the printers. The first load registers the options too (and so
  * "trace-cmd list -O" lists them).
  *
  * Return: 0; -1 when out of memory.
@@ -741,11 +776,20 @@ UP_EXPORT int TEP_PLUGIN_UNLOADER(struct tep_handle *tep)
 					     up_entries[i].func, plugin);
 	if (plugin->bufs && plugin->stats)
 		up_print_stats(plugin);
+	/* a trace whose entries were not printed (report -F), with stacks report could not show */
+	for (i = 0; plugin->why && plugin->say_at_end && i < UP_NR_ENTRIES; i++) {
+		if (tep_find_event_by_name(tep, "ftrace", up_entries[i].name)) {
+			up_gate_say(plugin->why);
+			break;
+		}
+	}
 	up_buffers_close(plugin->bufs);
 	trace_seq_destroy(&plugin->line);
 	free(plugin);
 	if (!up_plugins) {
+#ifdef UP_INPUT_GUESS
 		up_input_release();
+#endif
 		free(up_opts.debug_dir);
 		up_opts.debug_dir = NULL;
 		free(up_opts.sysroot);

@@ -19,11 +19,9 @@
  * plugin opens the file again through /proc/self/fd/N: a file of its own
  * (with its own offset), whatever the path or cwd was.
  *
- * The command line (/proc/self/cmdline) only says whether this is "trace-cmd
- * report", and whether an option changes the timestamps that report gives
- * its records (the read-ahead compares timestamps). Note that report splits
- * "-O name=value" at the '=' in place, so the words seen there can differ
- * from those typed; only whole option words are looked at.
+ * The command line (ustack-cmdline.c) only tells which files it names.
+ * Built only for the libtracecmd versions this was checked against, and
+ * used only when it runs as it expects (ustack-gate.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -41,11 +39,6 @@ static const char up_magic[] = "\027\010\104tracing";
 #define UP_MAGIC_LEN	10
 #define UP_HEAD_LEN	32	/* the magic and a version string read at most */
 
-/* Long options of "trace-cmd report" that change the timestamps of its records. */
-static const char * const up_ts_options[] = {
-	"--ts-offset", "--ts2secs", "--align-ts", "--raw-ts", "--nodate", NULL
-};
-
 /*
  * Open files claimed by earlier loads (each input file of report loads the
  * plugins once; the same file may be given twice, so the fd counts too).
@@ -56,85 +49,6 @@ static struct {
 	ino_t	ino;
 } *up_claimed;
 static int up_nr_claimed;
-
-static char *up_read_all(const char *path, size_t *len)
-{
-	size_t size = 4096;
-	char *buf = NULL, *nbuf;
-	ssize_t r;
-	int fd;
-
-	*len = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	for (;;) {
-		if (*len == size || !buf) {
-			size = buf ? 2 * size : size;
-			nbuf = realloc(buf, size);
-			if (!nbuf)
-				goto fail;
-			buf = nbuf;
-		}
-		r = read(fd, buf + *len, size - *len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			goto fail;
-		if (!r)
-			break;
-		*len += r;
-	}
-	close(fd);
-	return buf;
-fail:
-	close(fd);
-	free(buf);
-	return NULL;
-}
-
-/**
- * up_input_parse - what a command line says to the plugin
- * @in: filled in
- * @cmdline: the words of the command line, each ending with a NUL (as
- *	/proc/PID/cmdline has them)
- * @len: the bytes in @cmdline
- *
- * Return: 0 when the command is "trace-cmd report" (the first word may be
- * any path ending in trace-cmd), with @in->ts_option set to the first option
- * that changes timestamps, if any; 1 when it is another command.
- */
-int up_input_parse(struct up_input *in, const char *cmdline, size_t len)
-{
-	const char *end = cmdline + len, *p, *base;
-	const char * const *o;
-	int argn = 0;
-
-	memset(in, 0, sizeof(*in));
-	for (p = cmdline; p < end; p += strnlen(p, end - p) + 1, argn++) {
-		if (argn == 0) {
-			base = strrchr(p, '/');
-			base = base ? base + 1 : p;
-			if (strcmp(base, "trace-cmd"))
-				return 1;
-			continue;
-		}
-		if (argn == 1) {
-			if (strcmp(p, "report"))
-				return 1;
-			continue;
-		}
-		if (!strcmp(p, "--"))
-			break;
-		for (o = up_ts_options; *o && !in->ts_option; o++) {
-			size_t n = strlen(*o);
-
-			if (!strncmp(p, *o, n) && (p[n] == '\0' || p[n] == '='))
-				in->ts_option = *o + 2;
-		}
-	}
-	return argn >= 2 ? 0 : 1;
-}
 
 /* The files the command line may name as inputs, by device and inode. */
 #define UP_MAX_NAMED	32
@@ -162,13 +76,13 @@ static void up_name_add(struct up_named *named, int *nr, const char *path)
  * follows from it); trace.dat, report's default. Relative to the cwd, which
  * is report's.
  */
-static int up_names(const char *cmdline, size_t len, struct up_named *named)
+static int up_names(const struct up_cmdline *cmd, struct up_named *named)
 {
-	const char *end = cmdline + len, *p;
+	const char *end = cmd->words + cmd->len, *p;
 	bool value = false;
 	int argn = 0, nr = 0;
 
-	for (p = cmdline; p < end; p += strnlen(p, end - p) + 1, argn++) {
+	for (p = cmd->words; p < end; p += strnlen(p, end - p) + 1, argn++) {
 		if (argn < 2)
 			continue;
 		if (value) {
@@ -291,41 +205,27 @@ void up_input_claim_open(void)
 }
 
 /**
- * up_input_read - the input file of this load of the plugin, if in report
+ * up_input_read - the input file of this load of the plugin in report
  * @in: filled in: @in->file is "/proc/self/fd/N" of the trace file being
- *	loaded, or NULL when none was found; @in->ts_option as by
- *	up_input_parse()
+ *	loaded, @in->have_file false when none was found
+ * @cmd: report's command line
  *
  * The file found is claimed: a later load (report's next -i file) finds
  * another one. So must be the read-ahead's own (up_input_claim_open()).
- *
- * Return: 0 in "trace-cmd report"; 1 in another command; -1 with errno
- * when the command line cannot be read.
  */
-int up_input_read(struct up_input *in)
+void up_input_read(struct up_input *in, const struct up_cmdline *cmd)
 {
 	struct up_named named[UP_MAX_NAMED];
-	int ret, fd, nr_named;
 	struct stat st;
-	size_t len;
-	char *buf;
+	int fd;
 
 	memset(in, 0, sizeof(*in));
-	buf = up_read_all("/proc/self/cmdline", &len);
-	if (!buf)
-		return -1;
-	ret = up_input_parse(in, buf, len);
-	nr_named = ret ? 0 : up_names(buf, len, named);
-	free(buf);
-	if (ret)
-		return ret;
-	fd = up_scan_fds(false, named, nr_named);
+	fd = up_scan_fds(false, named, up_names(cmd, named));
 	if (fd < 0 || fstat(fd, &st) || up_claim(fd, &st))
-		return 0;
+		return;
 	snprintf(in->file, sizeof(in->file), "/proc/self/fd/%d", fd);
 	in->fd = fd;
 	in->have_file = true;
-	return 0;
 }
 
 /**

@@ -39,29 +39,54 @@ extern __thread struct tracecmd_input *tracecmd_curr_thread_handle;
 #define UP_REOPEN_KB_DEFAULT	0
 #endif
 
+/* ---- ustack-cmdline.c: what the command line of this process says ---- */
+
+struct up_cmdline {
+	char		*buf;		/* as read: freed by up_cmdline_free() */
+	const char	*words;		/* the words, each ending with a NUL */
+	size_t		len;		/* the bytes in words */
+	const char	*prog;		/* the program's name, without its directory */
+	const char	*sub;		/* its first argument ("report"); "" when none */
+	const char	*ts_option;	/* the first option changing timestamps; NULL: none */
+};
+
+void up_cmdline_parse(struct up_cmdline *cmd, const char *words, size_t len) __hidden;
+int up_cmdline_read(struct up_cmdline *cmd) __hidden;
+void up_cmdline_free(struct up_cmdline *cmd) __hidden;
+
+/* ---- ustack-gate.c: may the plugin find report's input as it knows how ---- */
+
+const char *up_gate_check(const struct up_cmdline *cmd) __hidden;
+const char *up_gate_reason(const char *fmt, ...) __hidden __attribute__((format(printf, 1, 2)));
+void up_gate_say(const char *why) __hidden;
+
+#ifdef UP_INPUT_GUESS
+/*
+ * How trace-cmd report of libtracecmd 1.3 (trace-cmd 3.1) loads plugins,
+ * followed to find its input and whether it has stacks at all. Built only
+ * for those versions (ustack-gate.c).
+ */
+
 /* ---- ustack-input.c: which trace.dat this process reads ---- */
 
 /*
  * The input of this load of the plugin in "trace-cmd report": the trace file
- * being loaded, found among the open files (valid while report has it open),
- * and the first option of report that changes timestamps (the read-ahead
- * compares timestamps, so it then stays off).
+ * being loaded, found among the open files (valid while report has it open).
  */
 struct up_input {
 	char		file[64];
 	int		fd;
 	bool		have_file;
-	const char	*ts_option;
 };
 
-int up_input_parse(struct up_input *in, const char *cmdline, size_t len) __hidden;
-int up_input_read(struct up_input *in) __hidden;
+void up_input_read(struct up_input *in, const struct up_cmdline *cmd) __hidden;
 void up_input_claim_open(void) __hidden;
 void up_input_release(void) __hidden;
 
 /* ---- ustack-peek.c: does the file have deferred stacks at all ---- */
 
 int up_peek_has_ustack(int fd) __hidden;
+#endif /* UP_INPUT_GUESS */
 
 /* ---- ustack-escape.c: names and paths printed, control characters replaced ---- */
 
