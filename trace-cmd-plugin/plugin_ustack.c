@@ -679,8 +679,9 @@ static bool up_plugin_open_ahead(struct up_plugin *plugin)
  * them it does nothing. That only where it knows how report loads plugins
  * (ustack-gate.c); where it does not, report gets the printers of the
  * user_unwind_* entries and, should the trace have them, "ustack: no user
- * stacks: <why>" on stderr once. Elsewhere it registers only the printers. The first load registers the options too (and so
- * "trace-cmd list -O" lists them).
+ * stacks: <why>" on stderr once. Elsewhere it registers only the printers.
+ * The first load registers the options too (and so "trace-cmd list -O"
+ * lists them).
  *
  * Return: 0; -1 when out of memory.
  */

@@ -75,8 +75,12 @@ fi
 
 # -- a libtracecmd of 1.4 or later, as its functions tell: a function of
 # 1.4.0 (tracecmd_get_tsc2nsec()) preloaded beside trace-cmd's own 1.3.1
-printf 'int tracecmd_get_tsc2nsec(void *h, int *m, int *s, unsigned long long *o)\n{\n\treturn -1;\n}\n' \
-	> "$work/v14.c"
+cat > "$work/v14.c" <<'EOF'
+int tracecmd_get_tsc2nsec(void *h, int *m, int *s, unsigned long long *o)
+{
+	return -1;
+}
+EOF
 if cc -shared -fPIC -o "$work/v14.so" "$work/v14.c" 2> "$work/cc.log"; then
 	LD_PRELOAD=$work/v14.so run "$PLUGIN_DIR" trace-cmd -O ustack_nosym -i "$DAT"
 	check "libtracecmd 1.4 (simulated): no stacks" test "$(stacks)" = 0
