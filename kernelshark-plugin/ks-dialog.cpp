@@ -87,6 +87,18 @@ KsuStacksDialog::KsuStacksDialog(const KsuRange &range, int pid, QWidget *parent
 	top->addWidget(new QLabel("Range:", this));
 	top->addWidget(_span);
 	layout->addLayout(top);
+	/* markers that cannot be read are said, not taken for markers not set */
+	if (!_range.markersProblem.isEmpty()) {
+		QLabel *problem = new QLabel("Markers A and B cannot be used: " +
+					     _range.markersProblem, this);
+
+		problem->setObjectName("ksu_markers_problem");
+		problem->setWordWrap(true);
+		problem->setStyleSheet("QLabel { color: #b00000; }");
+		layout->addWidget(problem);
+		_span->setItemData(KSU_SPAN_MARKERS, "Markers A and B cannot be read: " +
+				   _range.markersProblem, Qt::ToolTipRole);
+	}
 
 	_table = new QTableWidget(0, 3, this);
 	_table->setObjectName("ksu_stacks_table");
@@ -267,6 +279,7 @@ void ksu_dialog_open(QMainWindow *w)
 	struct kshark_trace_histo *h = ksu_last_histo;
 	const char *exportPath = getenv("USTACK_KSHARK_EXPORT");
 	KsuStacksDialog *d;
+	KsuMarkers markers;
 	KsuRange r;
 
 	if (!h || !h->data) {
@@ -277,7 +290,17 @@ void ksu_dialog_open(QMainWindow *w)
 	r.n = h->data_size;
 	r.visMin = h->min;
 	r.visMax = h->max;
-	r.haveMarkers = ksu_markers(w, &r.markA, &r.markB);
+	markers = ksu_markers(w);
+	r.haveMarkers = markers.haveA && markers.haveB;
+	r.markA = markers.a;
+	r.markB = markers.b;
+	r.markersProblem = markers.problem;
+	if (!markers.problem.isEmpty())
+		ksu_log("dialog: markers cannot be read: %s", qPrintable(markers.problem));
+	else
+		ksu_log("dialog: markers: A %s, B %s",
+			markers.haveA ? qPrintable(QString::number(markers.a)) : "not set",
+			markers.haveB ? qPrintable(QString::number(markers.b)) : "not set");
 	d = new KsuStacksDialog(r, ksu_default_pid(r, r.haveMarkers, r.markA), w);
 	d->setAttribute(Qt::WA_DeleteOnClose);
 	d->show();

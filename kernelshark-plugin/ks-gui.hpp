@@ -27,7 +27,13 @@ QWidget *ksu_stack_window_open(const struct kshark_entry *entry, QWidget *parent
 QString ksu_entry_text(const struct kshark_entry *entry);
 
 /* ks-markers.cpp: the times of KernelShark's markers A and B, from its toolbar */
-bool ksu_markers(QMainWindow *w, int64_t *a, int64_t *b);
+struct KsuMarkers {
+	bool	haveA = false, haveB = false;	/* set */
+	int64_t	a = 0, b = 0;			/* their times (ns, to the microsecond) */
+	QString	problem;			/* why they cannot be read; empty when they can */
+};
+
+KsuMarkers ksu_markers(QMainWindow *w);
 
 /* What the dialog works on: the entries (time order), the visible range, the markers. */
 struct KsuRange {
@@ -36,6 +42,7 @@ struct KsuRange {
 	int64_t			visMin = 0, visMax = 0;
 	bool			haveMarkers = false;
 	int64_t			markA = 0, markB = 0;
+	QString			markersProblem;	/* why the markers cannot be read */
 };
 
 /**

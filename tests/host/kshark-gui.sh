@@ -8,8 +8,9 @@
 # Screenshots are kept in build/tests/kshark-gui/; the checks read what the
 # plugin logs (USTACK_KSHARK_LOG): menu added, both streams stitched with
 # their stacks and lost ones, marks drawn on the CPU graph, the stack
-# window of the mark's event with its frames, the dialog shown with its
-# rows, and its export. As root (CI), KernelShark's settings are pre-seeded
+# window of the mark's event with its frames, marker A set by a double click
+# and read by the dialog from KernelShark's toolbar, the dialog shown with
+# its rows, and its export. As root (CI), KernelShark's settings are pre-seeded
 # so that no "running as root" question blocks it. Each step waits for what
 # the plugin logs (wait_until, 120 s: a bound for a hang, never a duration).
 . "$(dirname "$0")/../lib/result.sh"
@@ -74,6 +75,17 @@ if [ -n "$xy" ]; then
 fi
 xdotool windowactivate --sync "$win" 2>/dev/null
 xdotool windowfocus "$win"
+# a double click on the CPU's bar under the mark, out of the mark's reach
+# (the stack window, which may cover it, hidden first): KernelShark sets
+# marker A at the event there, which the dialog reads from its toolbar (X
+# delivers the clicks before the keys that open the dialog)
+if [ -n "$xy" ]; then
+	[ -n "$sw" ] && xdotool windowunmap --sync "$sw" 2>/dev/null
+	read -r x y <<< "$xy"
+	xdotool mousemove "$x" $((y + 30))
+	sleep 0.3
+	xdotool click --repeat 2 --delay 80 1
+fi
 xdotool key --window "$win" ctrl+shift+u
 await '^export '
 sleep 1		# for the screenshot only
@@ -112,6 +124,13 @@ check "the stack window shows the event's 7 frames" grep -qx \
 	'stack window shown: 7 frames, innermost ustack_lib_syscall+0x[0-9a-f]* (.*libustack-sample.so)' \
 	"$log"
 check "Ctrl+Shift+U opened the dialog, with its 2 rows" grep -qx 'dialog shown: 2 rows' "$log"
+# KernelShark's own toolbar read for the markers (kshark-markers.sh: the reading)
+# marker A, set by the double click on the CPU's bar: the time of an event
+# of the trace (report's, to the microsecond as the label shows it)
+a=$(sed -n 's/^dialog: markers: A \([0-9]*\), B not set$/\1/p' "$log")
+at=$(printf '%d.%06d' $((${a:-0} / 1000000000)) $((${a:-0} % 1000000000 / 1000)))
+check "the dialog read marker A from KernelShark's toolbar: an event's time (${a:-none})" \
+	sh -c "[ -n '$a' ] && trace-cmd report -N -i '$work/multi.dat' | grep -q ' $at: '"
 check "the dialog's export: the stack with its count" grep -qx \
 	'ustack-sample;\(\[libc.so.6\]\|__libc_start_call_main\);main;sample_outer;sample_middle;ustack_lib_enter;ustack_lib_inner;ustack_lib_syscall 4' \
 	"$work/export.folded"
