@@ -130,6 +130,12 @@ struct ustack_field {
 };
 
 /*
+ * The entries of the system "ftrace" that carry no cookie, kept by id: the
+ * kernel has about twenty entries in all (enum trace_type).
+ */
+#define USTACK_NOCOOKIE_MAX	64
+
+/*
  * What the stitcher needs of the event formats, found by name once.
  * The ids are -1 when the tep does not have the events.
  */
@@ -152,6 +158,9 @@ struct ustack_formats {
 	int			cookie_id;
 	int			stack_id;
 	int			file_id;
+	/* ftrace entries that carry no cookie (ustack_formats_nocookie()): ids, sorted */
+	int			nocookie[USTACK_NOCOOKIE_MAX];
+	unsigned int		nr_nocookie;
 	struct ustack_field	cookie;			/* user_unwind_cookie */
 	struct ustack_field	stack_cookie;		/* user_unwind_stack */
 	struct ustack_field	stack_next;
@@ -177,6 +186,7 @@ struct ustack_rec {
 	struct tep_event	*event;
 	int			pid;
 	bool			malformed;	/* a user_unwind_* entry that is cut */
+	bool			nocookie;	/* EVENT: an ftrace entry that carries none */
 	unsigned long long	cookie;		/* COOKIE, STACK */
 	unsigned long long	next;		/* STACK: the task's next cookie, or 0 */
 	unsigned int		nr;		/* STACK */

@@ -77,6 +77,70 @@ static int ustack_formats_events(struct ustack_formats *fmt)
 	return 1;
 }
 
+/*
+ * The entries of the system "ftrace" the kernel writes the cookie entry for,
+ * as for every event under events/; the others (kernel_stack, user_stack,
+ * func_repeats, hwlat, osnoise, timerlat, wakeup, ...) carry no cookie.
+ */
+static const char * const ustack_cookie_entries[] = {
+	"function", "funcgraph_entry", "funcgraph_exit", "print", "raw_data", "bprint", "bputs",
+	"user_unwind_cookie", "user_unwind_stack", "user_unwind_file",
+};
+
+static bool ustack_carries_cookie(const struct tep_event *event)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ustack_cookie_entries); i++) {
+		if (!strcmp(event->name, ustack_cookie_entries[i]))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Keep the ids of the ftrace entries that carry no cookie, sorted: whatever
+ * cookie the state of their CPU says is not theirs. Should a kernel have more
+ * than USTACK_NOCOOKIE_MAX of them, the rest read as other events.
+ */
+static void ustack_formats_nocookie(struct ustack_formats *fmt)
+{
+	int i, j, nr = tep_get_events_count(fmt->tep);
+	struct tep_event *event;
+
+	for (i = 0; i < nr && fmt->nr_nocookie < USTACK_NOCOOKIE_MAX; i++) {
+		event = tep_get_event(fmt->tep, i);
+		if (!event || !event->system || !event->name || strcmp(event->system, "ftrace") ||
+		    ustack_carries_cookie(event))
+			continue;
+		/* insertion: a few ids, once */
+		for (j = fmt->nr_nocookie; j > 0 && fmt->nocookie[j - 1] > event->id; j--)
+			fmt->nocookie[j] = fmt->nocookie[j - 1];
+		fmt->nocookie[j] = event->id;
+		fmt->nr_nocookie++;
+	}
+}
+
+/* The type is an ftrace entry that carries no cookie. */
+static bool ustack_is_nocookie(const struct ustack_formats *fmt, int type)
+{
+	unsigned int lo = 0, hi = fmt->nr_nocookie, mid;
+
+	/* most events are tracepoints, with ids above every ftrace entry's */
+	if (!hi || type < fmt->nocookie[0] || type > fmt->nocookie[hi - 1])
+		return false;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (fmt->nocookie[mid] == type)
+			return true;
+		if (fmt->nocookie[mid] < type)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
 /**
  * ustack_page_room - the most data a record of a trace can have
  * @tep: the event formats of the trace
@@ -109,6 +173,7 @@ size_t ustack_page_room(struct tep_handle *tep, int page)
  *
  * A tep without the three events (a trace from a kernel without the option)
  * is fine: the ids are then -1 and every record reads as another event.
+ * With them, the ids of the ftrace entries that carry no cookie are kept.
  *
  * Return: 0; -1 with errno EPROTO when the tep has the events, but not all
  * three, or not with the fields the stitcher reads.
@@ -138,6 +203,8 @@ int ustack_formats_init(struct ustack_formats *fmt, struct tep_handle *tep)
 		errno = EPROTO;
 		return -1;
 	}
+	if (fmt->cookie_id >= 0)
+		ustack_formats_nocookie(fmt);
 	return 0;
 }
 
@@ -293,5 +360,7 @@ void ustack_rec_read(struct ustack_formats *fmt, struct tep_record *record,
 	} else if (type == fmt->file_id) {
 		rec->kind = USTACK_KIND_FILE;
 		ustack_rec_file(fmt, data, size, rec);
+	} else {
+		rec->nocookie = ustack_is_nocookie(fmt, type);
 	}
 }

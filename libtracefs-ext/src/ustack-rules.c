@@ -17,7 +17,12 @@
  *     for them;
  *   - the user_unwind_stack entry with that cookie, written by the task
  *     (same common_pid) on any CPU, later, is the stack of all of them;
- *   - it is lost when the task's next cookie comes first.
+ *   - it is lost when the task's next cookie comes first;
+ *   - "every event" is every event under events/ and these entries of the
+ *     system ftrace: function, funcgraph_entry, funcgraph_exit, print,
+ *     raw_data, bprint, bputs. Its other entries (kernel_stack, user_stack,
+ *     func_repeats, hwlat, ...) carry no cookie: ustack_rec_read() marks
+ *     them, and they never reach ustack_on_event().
  *
  * Per CPU the stitcher keeps what the last cookie entry there said; per task
  * (in ustack-tasks.c) its current kernel entry. An event whose entry's

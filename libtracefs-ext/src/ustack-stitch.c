@@ -34,6 +34,10 @@ static unsigned long long ustack_pos(const struct ustack_stitcher *st,
  * only during this call. Held events that the record makes ready are handed
  * back first. A record with missed_events set makes its CPU's state unknown
  * until the CPU's next cookie entry, or stack entry that gives a cookie.
+ * An entry of the system "ftrace" other than function, funcgraph_entry,
+ * funcgraph_exit, print, raw_data, bprint and bputs (kernel_stack,
+ * user_stack, func_repeats, ...) carries no cookie: it is USTACK_STATE_NONE
+ * whatever its CPU's state, and moves no task on.
  * With an index (USTACK_STITCH_INDEX_TS, _OFFSET), what the event carries is
  * noted for ustack_stitcher_lookup(); without a callback, that is all.
  *
@@ -93,7 +97,10 @@ int ustack_stitcher_add(struct ustack_stitcher *st, struct tep_record *record, i
 	out.cpu = cpu;
 	switch (rec.kind) {
 	case USTACK_KIND_EVENT:
-		if (ustack_on_event(st, c, rec.pid, &out))
+		/* whatever its CPU says: not its cookie, and no task moves on for it */
+		if (rec.nocookie)
+			out.info.state = USTACK_STATE_NONE;
+		else if (ustack_on_event(st, c, rec.pid, &out))
 			return -1;
 		if (st->flags & USTACK_STITCH_INDEX)
 			ustack_index_note(&st->index, cpu, rec.pid, ustack_pos(st, record),

@@ -210,6 +210,62 @@ static void test_any_next(void)
 	ut_end(&t);
 }
 
+/* The i-th event handed back is an entry of that type, with no cookie. */
+static void ut_check_none(struct ut_trace *t, size_t i, int type)
+{
+	if (i >= t->nr_seen)
+		return;
+	UT_CHECK(t->seen[i].type == type && t->seen[i].state == USTACK_STATE_NONE &&
+		 !t->seen[i].cookie, "event %zu: type %d state %d cookie %#llx, want type %d, none",
+		 i, t->seen[i].type, t->seen[i].state, t->seen[i].cookie, type);
+}
+
+/*
+ * Entries of ftrace with no cookie of their own (kernel_stack, func_repeats)
+ * after a stack entry that gave the task its next cookie: handed back at once
+ * without one, and the task stays at its entry, so the events of its task
+ * work (a cookie entry of K1 again) still get K1's stack. A print entry (a
+ * trace_marker line) carries the cookie like any event. On the next entry,
+ * a kernel_stack entry after a print waits behind it, still without a cookie.
+ */
+static void test_no_cookie_entries(void)
+{
+	unsigned long long kstack[] = { 0xffffffff81000410ULL };
+	struct ut_trace t;
+
+	if (!ut_start_k1(&t))
+		return;
+	UT_SEEN(&t, 1);
+	ut_add(&t, 1, ut_rec_kernel_stack(t.buf, P, 1, kstack, 1));
+	ut_add(&t, 1, ut_rec_repeats(t.buf, P, 2));
+	UT_SEEN(&t, 3);
+	ut_check_none(&t, 1, UT_ID_KSTACK);
+	ut_check_none(&t, 2, UT_ID_REPEATS);
+	UT_EXPECT(&t, 2, 2, NONE, NONE);
+
+	ut_cookie(&t, 1, P, K1);
+	ut_event(&t, 1, P, 3);
+	ut_add(&t, 1, ut_rec_print(t.buf, P, 4, "marker\n"));
+	UT_SEEN(&t, 5);
+	UT_EXPECT(&t, 3, 3, STACK, NONE);
+	UT_EXPECT(&t, 4, 4, STACK, NONE);
+	ut_check_stack(&t, 3, K1, "  => 0x7000a\n");
+	ut_check_stack(&t, 4, K1, "  => 0x7000a\n");
+	if (t.nr_seen > 4)
+		UT_CHECK(t.seen[4].type == UT_ID_PRINT, "event 4: type %d", t.seen[4].type);
+
+	ut_cookie(&t, 1, P, K2);
+	ut_add(&t, 1, ut_rec_print(t.buf, P, 5, "marker\n"));
+	ut_add(&t, 1, ut_rec_kernel_stack(t.buf, P, 1, kstack, 1));
+	UT_SEEN(&t, 5);
+	ut_stack_next(&t, 1, P, K2, ut_b);
+	UT_SEEN(&t, 7);
+	UT_EXPECT(&t, 5, 5, STACK, NONE);
+	ut_check_stack(&t, 5, K2, "  => 0x7000b\n");
+	ut_check_none(&t, 6, UT_ID_KSTACK);
+	ut_end(&t);
+}
+
 void utest_stitch_next_register(void)
 {
 	CU_pSuite suite = CU_add_suite(SUITE, NULL, NULL);
@@ -223,4 +279,5 @@ void utest_stitch_next_register(void)
 	CU_add_test(suite, "missed_and_cut", test_missed_and_cut);
 	CU_add_test(suite, "no_next", test_no_next);
 	CU_add_test(suite, "any_next", test_any_next);
+	CU_add_test(suite, "no_cookie_entries", test_no_cookie_entries);
 }

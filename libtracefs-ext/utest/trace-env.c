@@ -139,6 +139,26 @@ size_t ut_rec_kernel_stack(unsigned char *buf, int pid, int size,
 	return n + 8 + nr * 8;
 }
 
+size_t ut_rec_print(unsigned char *buf, int pid, unsigned long long tag, const char *text)
+{
+	size_t n = ut_rec_head(buf, UT_ID_PRINT, pid), len = strlen(text) + 1;
+
+	memcpy(buf + n, &tag, 8);
+	memcpy(buf + n + 8, text, len);
+	return ut_pad(buf, n + 8 + len);
+}
+
+size_t ut_rec_repeats(unsigned char *buf, int pid, unsigned long long tag)
+{
+	size_t n = ut_rec_head(buf, UT_ID_REPEATS, pid);
+	uint16_t count = 1;
+
+	memset(buf + n, 0, 24);
+	memcpy(buf + n, &tag, 8);
+	memcpy(buf + n + 16, &count, 2);
+	return n + 24;
+}
+
 size_t ut_rec_cookie(unsigned char *buf, int pid, unsigned long long cookie)
 {
 	size_t n = ut_rec_head(buf, UT_ID_COOKIE, pid);
@@ -227,7 +247,8 @@ void ut_note(struct ut_seen *s, struct tep_event *event, struct tep_record *reco
 	s->type = event ? event->id : -1;
 	if (record->size >= 8)
 		memcpy(&s->pid, (char *)record->data + 4, 4);
-	if (s->type == UT_ID_FUNCTION && record->size >= 16)
+	if ((s->type == UT_ID_FUNCTION || s->type == UT_ID_PRINT || s->type == UT_ID_REPEATS) &&
+	    record->size >= 16)
 		memcpy(&s->tag, (char *)record->data + 8, 8);
 	s->cpu = cpu;
 	s->state = info->state;

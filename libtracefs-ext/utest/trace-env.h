@@ -26,6 +26,8 @@ extern const char utest_formats[], utest_formats_end[];
 /* Event ids in the formats file */
 #define UT_ID_FUNCTION	1
 #define UT_ID_KSTACK	4	/* ftrace/kernel_stack (trace-cmd record -T) */
+#define UT_ID_PRINT	5	/* ftrace/print (trace_marker) */
+#define UT_ID_REPEATS	19	/* ftrace/func_repeats */
 #define UT_ID_COOKIE	20
 #define UT_ID_STACK	21
 #define UT_ID_FILE	22
@@ -59,6 +61,9 @@ size_t ut_rec_event(unsigned char *buf, int pid, unsigned long long tag);
 /* ftrace's kernel_stack entry: its field size, then nr callers, innermost first */
 size_t ut_rec_kernel_stack(unsigned char *buf, int pid, int size,
 			   const unsigned long long *callers, unsigned int nr);
+/* ftrace's print entry (tag: its ip) and func_repeats entry (tag: its ip, one repeat) */
+size_t ut_rec_print(unsigned char *buf, int pid, unsigned long long tag, const char *text);
+size_t ut_rec_repeats(unsigned char *buf, int pid, unsigned long long tag);
 size_t ut_rec_cookie(unsigned char *buf, int pid, unsigned long long cookie);
 size_t ut_rec_stack_next(unsigned char *buf, int pid, unsigned long long cookie,
 			 unsigned long long next, unsigned int nr, unsigned int flags,
@@ -98,7 +103,7 @@ struct ut_seen {
 	int			type;
 	int			pid;
 	int			cpu;
-	unsigned long long	tag;		/* function: ip */
+	unsigned long long	tag;		/* function, print, func_repeats: ip */
 	enum ustack_state	state;
 	enum ustack_lost	lost;
 	unsigned long long	cookie;
