@@ -123,7 +123,9 @@ const char *up_gate_check(const struct up_cmdline *cmd)
 	if (strcmp(cmd->prog, "trace-cmd"))
 		return up_gate_reason("the program is %s, not trace-cmd: the plugin finds the "
 				   "trace file only as trace-cmd report loads plugins", cmd->prog);
-#ifndef UP_INPUT_GUESS
+#if defined(UP_INPUT_FORCED_OFF)
+	return up_gate_reason("built without finding report's input (make INPUT_GUESS=0)");
+#elif !defined(UP_INPUT_GUESS)
 	return up_gate_reason("built for libtracecmd %s, whose trace-cmd report the plugin was "
 			   "not checked with (only libtracecmd %s.x, trace-cmd 3.1; "
 			   "make INPUT_GUESS=1 builds it anyway)", UP_TRACECMD_BUILT,

@@ -8,7 +8,7 @@
 # run (stacks, nothing said); trace-cmd copied to another name; a
 # libtracecmd that has a function of 1.4 (preloaded); a build for
 # libtracecmd 1.5.1 (pkg-config told so, as plugin-gate.sh does), which has
-# none of that code.
+# none of that code; the gate forced on and off (make INPUT_GUESS=1, 0).
 . "$(dirname "$0")/../lib/result.sh"
 . "$(dirname "$0")/../lib/plugin.sh"
 
@@ -111,6 +111,24 @@ if PKG_CONFIG_PATH=$work/pc${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH} \
 else
 	fail "built for libtracecmd 1.5.1" "$(tail -n 3 "$work/make.log" | tr '\n' ' ')"
 fi
+
+# -- the gate forced: on (INPUT_GUESS=1: whatever libtracecmd report runs),
+# off (INPUT_GUESS=0: said)
+for g in 1 0; do
+	if ! make -s -C "$USTACK_TOP/trace-cmd-plugin" O="$work/g$g" LIBEXT_O="$LIBEXT_O" \
+		INPUT_GUESS=$g > "$work/make-g$g.log" 2>&1; then
+		fail "INPUT_GUESS=$g: builds" "$(tail -n 3 "$work/make-g$g.log" | tr '\n' ' ')"
+		continue
+	fi
+	if [ $g = 1 ] && [ -s "$work/v14.so" ]; then
+		LD_PRELOAD=$work/v14.so run "$work/g1" trace-cmd -O ustack_nosym -i "$DAT"
+		check "INPUT_GUESS=1, libtracecmd 1.4 (simulated): the stacks, nothing said" \
+			test "$(stacks)" -gt 0 -a ! -s "$work/err"
+	elif [ $g = 0 ]; then
+		run "$work/g0" trace-cmd -O ustack_nosym -i "$DAT"
+		check "INPUT_GUESS=0: no stacks, said once why" said "make INPUT_GUESS=0"
+	fi
+done
 
 # -- other commands that load plugins say nothing
 TRACEEVENT_PLUGIN_DIR=$PLUGIN_DIR trace-cmd list -O > /dev/null 2> "$work/err"
