@@ -119,27 +119,27 @@ const char *up_gate_check(const struct up_cmdline *cmd)
 
 	if (strcmp(cmd->sub, "report"))
 		return up_gate_reason("trace-cmd %s does not print them, trace-cmd report does",
-				   cmd->sub);
+				      cmd->sub);
 	if (strcmp(cmd->prog, "trace-cmd"))
 		return up_gate_reason("the program is %s, not trace-cmd: the plugin finds the "
-				   "trace file only as trace-cmd report loads plugins", cmd->prog);
+				      "trace file only as trace-cmd report loads plugins", cmd->prog);
 #if defined(UP_INPUT_FORCED_OFF)
 	return up_gate_reason("built without finding report's input (make INPUT_GUESS=0)");
 #elif !defined(UP_INPUT_GUESS)
 	return up_gate_reason("built for libtracecmd %s, whose trace-cmd report the plugin was "
-			   "not checked with (only libtracecmd %s.x, trace-cmd 3.1; "
-			   "make INPUT_GUESS=1 builds it anyway)", UP_TRACECMD_BUILT,
-			   UP_INPUT_CHECKED);
+			      "not checked with (only libtracecmd %s.x, trace-cmd 3.1; "
+			      "make INPUT_GUESS=1 builds it anyway)", UP_TRACECMD_BUILT,
+			      UP_INPUT_CHECKED);
 #else
 #ifdef UP_INPUT_CHECK_LOADED
 	if (up_gate_tracecmd(ver, sizeof(ver), file, sizeof(file)))
 		return up_gate_reason("cannot tell which libtracecmd report runs (in %s): the plugin "
-				   "finds the trace file only as libtracecmd %s.x loads plugins",
-				   file, UP_INPUT_CHECKED);
+				      "finds the trace file only as libtracecmd %s.x loads plugins",
+				      file, UP_INPUT_CHECKED);
 	if (!up_gate_in_series(ver, UP_INPUT_CHECKED))
 		return up_gate_reason("report runs libtracecmd %s (in %s): the plugin finds the "
-				   "trace file only as libtracecmd %s.x loads plugins",
-				   ver, file, UP_INPUT_CHECKED);
+				      "trace file only as libtracecmd %s.x loads plugins",
+				      ver, file, UP_INPUT_CHECKED);
 #endif
 	return NULL;
 #endif
