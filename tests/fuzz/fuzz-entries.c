@@ -25,8 +25,9 @@
  * Offsets and sizes go into the format text as unsigned numbers; what
  * libtraceevent makes of them (an offset of 4294967295 is -1 in its int) is
  * what the plugin sees. Records are allocated to their exact size, so ASan
- * sees any read past one. Checked beyond crashes: each entry prints as the
- * plugin's printer prints it ("cookie=0x", "id=").
+ * sees any read past one. Checked beyond crashes: each entry's line is its
+ * print format's, as report prints it without the plugin (the formats here
+ * print the entry's name), and what the plugin adds is on lines below it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,11 +153,10 @@ static void fz_record(struct tep_handle *tep, struct fz_in *in, bool big_endian)
 	tep_print_event(tep, &s, &rec, "%s", TEP_PRINT_INFO);
 	trace_seq_terminate(&s);
 	text = s.buffer ? s.buffer : "";
-	if (which == 0 || which == 1) {
-		if (strncmp(text, "cookie=0x", 9))
-			abort();
-	} else if (which == 2) {
-		if (strncmp(text, "id=", 3))
+	if (which < FZ_NR_ENTRIES) {
+		size_t n = strlen(fz_entries[which]);
+
+		if (strncmp(text, fz_entries[which], n) || (text[n] && text[n] != '\n'))
 			abort();
 	}
 	trace_seq_destroy(&s);

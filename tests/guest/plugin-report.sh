@@ -71,11 +71,14 @@ check "report: the frames name the copied binaries" \
 check "report: the stack is the next line after its event" \
 	test "$(grep -m1 -A1 'sys_enter: *NR 110 ' /tmp/pr.txt | tail -n 1 | cut -c1-25)" = \
 	" => ustack_lib_syscall+0x"
-# a stack entry that gives its task the next cookie says which
-line=$(grep -m1 -o 'user_unwind_stack: *cookie=0x[0-9a-f]* frames=[0-9]* next=0x[0-9a-f]*$' /tmp/pr.txt)
+# a stack entry that gives its task the next cookie says which (the kernel's
+# print format: hex without 0x)
+line=$(grep -m1 -o 'user_unwind_stack: *cookie=[0-9a-f]* next=[1-9a-f][0-9a-f]* nr=[0-9]* flags=[0-9a-f]*$' /tmp/pr.txt)
 c=${line#*cookie=}
 c=${c%% *}
-if [ -n "$line" ] && [ "$(printf '0x%x' $((c + 0x200000000)))" = "${line##*next=}" ]; then
+n=${line#*next=}
+n=${n%% *}
+if [ -n "$line" ] && [ "$(printf '%x' $((0x$c + 0x200000000)))" = "$n" ]; then
 	pass "report: a stack entry prints the next cookie it gives"
 else
 	fail "report: a stack entry prints the next cookie it gives" "'$line'"

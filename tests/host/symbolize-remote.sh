@@ -171,8 +171,13 @@ check "trace-cmd report: the 4 stacks symbolized from the server ($n)" test "$n"
 
 # -- the same files under a sysroot, as the trace names them
 root=$work/root
+# "id=N path=P" as the kernel prints it, the build-id on the line under it
 report -O ustack_raw -O ustack_nosym -i "$FX/sample.dat" |
-	sed -n 's/.*user_unwind_file: *id=[0-9]* build_id=\([0-9a-f]*\) path=\(.*\)$/\1 \2/p' |
+	awk '/user_unwind_file: *id=[0-9]* path=/ {
+		sub(/.*user_unwind_file: *id=[0-9]* path=/, ""); path = $0; next
+	     }
+	     path != "" && /^ build_id=[0-9a-f]+$/ { print substr($0, 11), path }
+	     { path = "" }' |
 	sort -u > "$work/files"
 n=0
 while read -r id path; do
