@@ -97,7 +97,7 @@ int flame_perf_sample(const struct flame_sample *sample, void *context)
 	for (i = 0; i < us->nr_kernel; i++)
 		flame_perf_kernel(p->out, us->tep, us->kernel[i]);
 	for (i = 0; stack && i < stack->nr; i++)
-		flame_perf_user(p->out, &stack->frames[i], stack->pid, p->sym);
+		flame_perf_user(p->out, ustack_stack_frame(stack, i), stack->pid, p->sym);
 	if (sample->why)
 		fprintf(p->out, "\t%16x %s ([unknown])\n", 0, sample->why);
 	else if (stack && !stack->nr)

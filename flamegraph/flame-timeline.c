@@ -114,15 +114,17 @@ static int flame_frame_names(struct ustack_symbolizer *sym, const struct ustack_
 static bool flame_user_files(struct flame_timeline *tl, const struct ustack_stack *stack,
 			     size_t nr, const char **files)
 {
+	const struct ustack_frame *f;
 	size_t k = 0, n;
 	unsigned int i;
 
 	for (i = stack->nr; i-- > 0;) {
-		n = nr == stack->nr ? 1 : (size_t)flame_frame_names(tl->sym, &stack->frames[i]);
+		f = ustack_stack_frame(stack, i);
+		n = nr == stack->nr ? 1 : (size_t)flame_frame_names(tl->sym, f);
 		if (n > nr - k)
 			return false;
 		while (n--)
-			files[k++] = stack->frames[i].path;
+			files[k++] = f->path;
 	}
 	return k == nr;
 }

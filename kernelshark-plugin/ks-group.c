@@ -33,6 +33,7 @@ static uint64_t ksu_group_hash(int pid, enum ustack_state state, enum ustack_los
 			       const struct ustack_stack *stack)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
+	const struct ustack_frame *f;
 	const char *p;
 	unsigned int i;
 
@@ -43,8 +44,9 @@ static uint64_t ksu_group_hash(int pid, enum ustack_state state, enum ustack_los
 		return h;
 	h = ksu_hash_mix(h, stack->flags);
 	for (i = 0; i < stack->nr; i++) {
-		h = ksu_hash_mix(h, stack->frames[i].offset);
-		for (p = stack->frames[i].path; p && *p; p++)
+		f = ustack_stack_frame(stack, i);
+		h = ksu_hash_mix(h, f->offset);
+		for (p = f->path; p && *p; p++)
 			h = ksu_hash_mix(h, (unsigned char)*p);
 	}
 	return h;
@@ -57,6 +59,7 @@ static bool ksu_same_path(const char *a, const char *b)
 
 static bool ksu_same_stack(const struct ustack_stack *a, const struct ustack_stack *b)
 {
+	const struct ustack_frame *fa, *fb;
 	unsigned int i;
 
 	if (a == b)
@@ -64,8 +67,9 @@ static bool ksu_same_stack(const struct ustack_stack *a, const struct ustack_sta
 	if (!a || !b || a->nr != b->nr || a->flags != b->flags)
 		return false;
 	for (i = 0; i < a->nr; i++) {
-		if (a->frames[i].offset != b->frames[i].offset ||
-		    !ksu_same_path(a->frames[i].path, b->frames[i].path))
+		fa = ustack_stack_frame(a, i);
+		fb = ustack_stack_frame(b, i);
+		if (fa->offset != fb->offset || !ksu_same_path(fa->path, fb->path))
 			return false;
 	}
 	return true;

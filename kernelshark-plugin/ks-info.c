@@ -29,14 +29,6 @@ static pthread_mutex_t ksu_sym_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ustack_symbolizer *ksu_sym;
 static bool ksu_sym_tried;
 
-static const char * const ksu_lost_text[USTACK_LOST_NR] = {
-	[USTACK_LOST_NONE]		= "",
-	[USTACK_LOST_NEXT_COOKIE]	= "the task's next kernel entry came first",
-	[USTACK_LOST_MISSED]		= "events were dropped",
-	[USTACK_LOST_END]		= "the trace ended first",
-	[USTACK_LOST_LIMIT]		= "the stitcher's limits let it go",
-};
-
 /**
  * ksu_lost_why - why an event's stack is not there, in words
  * @info: the event's info, in state USTACK_STATE_LOST or _UNKNOWN
@@ -47,8 +39,8 @@ const char *ksu_lost_why(const struct ustack_info *info)
 {
 	if (info->state == USTACK_STATE_UNKNOWN)
 		return "events were dropped on its CPU, its cookie is not known";
-	if (info->lost < USTACK_LOST_NR && info->lost != USTACK_LOST_NONE)
-		return ksu_lost_text[info->lost];
+	if (info->lost != USTACK_LOST_NONE)
+		return ustack_lost_name(info->lost);
 	return "not known";
 }
 

@@ -191,14 +191,6 @@ static struct {
 	char		*sysroot;
 } up_opts;
 
-static const char * const up_lost_why[USTACK_LOST_NR] = {
-	[USTACK_LOST_NONE]		= "",
-	[USTACK_LOST_NEXT_COOKIE]	= "the task's next kernel entry came first",
-	[USTACK_LOST_MISSED]		= "events were dropped",
-	[USTACK_LOST_END]		= "the trace ended first",
-	[USTACK_LOST_LIMIT]		= "more events pending than ustack_window",
-};
-
 static int up_event_handler(struct trace_seq *s, struct tep_record *record,
 			    struct tep_event *event, void *context);
 static int up_cookie_handler(struct trace_seq *s, struct tep_record *record,
@@ -275,7 +267,9 @@ static void up_print_stack(struct up_plugin *plugin, struct trace_seq *s,
 		up_print_text(s, res->text);
 		break;
 	case USTACK_STATE_LOST:
-		trace_seq_printf(s, "\n => [user stack lost: %s]", up_lost_why[res->lost]);
+		trace_seq_printf(s, "\n => [user stack lost: %s]", res->lost == USTACK_LOST_LIMIT ?
+				 "more events pending than ustack_window" :
+				 ustack_lost_name(res->lost));
 		break;
 	case USTACK_STATE_UNKNOWN:
 		trace_seq_printf(s, "\n => [user stack lost: events were dropped on CPU %d, "

@@ -127,7 +127,7 @@ static struct up_text *up_text_make(struct up_texts *texts, const struct ustack_
 	if (stack->flags & USTACK_STACK_NO_STACK)
 		up_put_str(texts, "\n => [no user stack: it could not be walked]");
 	for (i = 0; i < stack->nr; i++)
-		up_put_frame(texts, &stack->frames[i], stack->pid);
+		up_put_frame(texts, ustack_stack_frame(stack, i), stack->pid);
 	if (stack->flags & USTACK_STACK_TRUNCATED)
 		up_put_str(texts, "\n => [more frames not recorded]");
 	if (stack->flags & USTACK_STACK_MALFORMED)
@@ -155,7 +155,7 @@ static unsigned int up_text_slot(const struct ustack_stack *stack)
 	unsigned int i;
 
 	for (i = 0; i < stack->nr; i++) {
-		f = &stack->frames[i];
+		f = ustack_stack_frame(stack, i);
 		h ^= f->offset ^ ((unsigned long long)f->file_id << 48) ^ (uintptr_t)f->path;
 		h *= 0x9e3779b97f4a7c15ULL;
 	}
@@ -175,8 +175,8 @@ static bool up_text_same(const struct ustack_stack *a, const struct ustack_stack
 	if (a->nr != b->nr || a->flags != b->flags)
 		return false;
 	for (i = 0; i < a->nr; i++) {
-		fa = &a->frames[i];
-		fb = &b->frames[i];
+		fa = ustack_stack_frame(a, i);
+		fb = ustack_stack_frame(b, i);
 		if (fa->offset != fb->offset || fa->file_id != fb->file_id ||
 		    fa->path != fb->path || fa->build_id != fb->build_id ||
 		    fa->build_id_size != fb->build_id_size)

@@ -29,14 +29,6 @@
 #include <trace-cmd.h>
 #include <ustack.h>
 
-static const char * const lost_why[USTACK_LOST_NR] = {
-	[USTACK_LOST_NONE]		= "",
-	[USTACK_LOST_NEXT_COOKIE]	= "the task's next cookie came first",
-	[USTACK_LOST_MISSED]		= "events were missed",
-	[USTACK_LOST_END]		= "the trace ended first",
-	[USTACK_LOST_LIMIT]		= "too many events held",
-};
-
 enum fold_mode {
 	FOLD_NONE,	/* print every event */
 	FOLD_TASKS,	/* folded stacks by command name */
@@ -198,7 +190,7 @@ static int print_event(struct tep_event *event, struct tep_record *record, int c
 		fputs(stack_text(ctx, info->stack), stdout);
 		break;
 	case USTACK_STATE_LOST:
-		printf("  => [stack lost: %s]\n", lost_why[info->lost]);
+		printf("  => [stack lost: %s]\n", ustack_lost_name(info->lost));
 		break;
 	case USTACK_STATE_UNKNOWN:
 		printf("  => [stack unknown: events were missed on CPU %d]\n", cpu);

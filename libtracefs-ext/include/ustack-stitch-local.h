@@ -32,6 +32,8 @@
 #define USTACK_FILE_ID_MAX		16384
 /* The CPU numbers a stitcher takes: 0 to this - 1 (NR_CPUS is at most 8192) */
 #define USTACK_CPU_MAX			8192
+/* The lost reasons this library knows (no longer in ustack.h: callers sized arrays by it) */
+#define USTACK_LOST_NR			(USTACK_LOST_LIMIT + 1)
 
 /* ---- ustack-frames.c: file table and frame decoding ---- */
 

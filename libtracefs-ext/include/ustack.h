@@ -19,6 +19,22 @@
  *			 graphs.
  *
  * Every function is documented where it is defined.
+ *
+ * The ABI (soname libtracefs-ext.so.1, symbol versions in libtracefs-ext.map):
+ * a struct the library hands out by pointer only (struct ustack_stack,
+ * ustack_info, ustack_sample) may get fields at its end, as a program never
+ * allocates, copies or steps over one. The elements of the arrays a program
+ * indexes cannot: a program built against 1.0 steps through
+ * ustack_stack.frames and the array of ustack_symbolizer_lookup_source()
+ * with the element size it was built with. So struct ustack_frame and struct
+ * ustack_source are frozen at their 1.0 layout for the life of this soname,
+ * and what a later version knows more of a frame comes through functions.
+ * New code reaches the frames through ustack_stack_nr_frames() and
+ * ustack_stack_frame(), which check the index, and the words for a lost
+ * reason through ustack_lost_name(), which has words for any value: no
+ * array of a caller's is sized or indexed by an enum of this header. Accessors
+ * were chosen over freezing everything so that struct ustack_stack and
+ * ustack_info can still grow, and a caller's bounds never come from here.
  */
 #ifndef _USTACK_H
 #define _USTACK_H
@@ -136,8 +152,8 @@ int ustack_symbolizer_lookup_addr(struct ustack_symbolizer *sym, int pid,
  * @column: the column; 0 when not known
  * @inlined: @function was inlined into the next entry's function
  *
- * Allocated by the library only (an array, innermost function first), so
- * fields may be added at its end.
+ * Allocated by the library only, as an array, innermost function first,
+ * that programs index: its layout is frozen (see the top of this file).
  */
 struct ustack_source {
 	const char	*function;
@@ -198,9 +214,11 @@ struct ustack_frame {
 
 /*
  * struct ustack_frame, struct ustack_stack and struct ustack_info are only
- * allocated by the library and handed to the caller as const pointers: fields
- * may be added at their end in a later version, so a caller must not allocate
- * one to pass to the library, nor copy one by value.
+ * allocated by the library and handed to the caller as const pointers: a
+ * caller must not allocate one to pass to the library, nor copy one by value.
+ * struct ustack_stack and ustack_info may get fields at their end in a later
+ * version; struct ustack_frame, an element of ustack_stack.frames, may not
+ * (see the top of this file): take a frame with ustack_stack_frame().
  */
 
 /**
@@ -236,8 +254,8 @@ enum ustack_lost {
 	USTACK_LOST_MISSED,		/* that, with events missed meanwhile */
 	USTACK_LOST_END,		/* the input ended first */
 	USTACK_LOST_LIMIT,		/* the stitcher's limits let the event go */
+	/* a newer library may add reasons: ustack_lost_name() has words for any */
 };
-#define USTACK_LOST_NR		(USTACK_LOST_LIMIT + 1)
 
 /**
  * struct ustack_info - an event's user stack, as handed to the callback
@@ -353,6 +371,11 @@ int ustack_stitcher_add_event(struct ustack_stitcher *st, int cpu, int pid,
 /* ustack-frames.c: a stack kept past the callback, its frames' paths and build-ids with it */
 const struct ustack_stack *ustack_stack_get(const struct ustack_stack *stack);
 void ustack_stack_put(const struct ustack_stack *stack);
+
+/* ustack-access.c: a stack's frames and a lost reason's words (LIBTRACEFS_EXT_1.1) */
+int ustack_stack_nr_frames(const struct ustack_stack *stack);
+const struct ustack_frame *ustack_stack_frame(const struct ustack_stack *stack, unsigned int i);
+const char *ustack_lost_name(enum ustack_lost lost);
 
 /* ustack-stitch-format.c: frames and stacks as text */
 int ustack_frame_format(const struct ustack_frame *frame, struct ustack_symbolizer *sym,

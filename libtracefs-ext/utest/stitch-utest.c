@@ -77,7 +77,7 @@ static void test_alloc_args(void)
 		UT_CHECK(ustack_stitcher_get_stat(NULL, USTACK_STAT_EVENTS, 0, &v) == -1 &&
 			 errno == EINVAL, "get_stat(NULL stitcher)");
 		errno = 0;
-		UT_CHECK(ustack_stitcher_get_stat(st, USTACK_STAT_LOST, USTACK_LOST_NR, &v) == -1 &&
+		UT_CHECK(ustack_stitcher_get_stat(st, USTACK_STAT_LOST, UT_LOST_NR, &v) == -1 &&
 			 errno == EINVAL, "a lost reason past the last");
 		errno = 0;
 		v = 1;

@@ -465,7 +465,7 @@ int ut_get_stats(struct ustack_stitcher *st, struct ut_stats *s)
 						(unsigned long long *)((char *)s + one[i].off));
 	for (i = 0; i <= USTACK_STATE_RAW; i++)
 		ret |= ustack_stitcher_get_stat(st, USTACK_STAT_STATE, i, &s->states[i]);
-	for (i = 0; i < USTACK_LOST_NR; i++)
+	for (i = 0; i < UT_LOST_NR; i++)
 		ret |= ustack_stitcher_get_stat(st, USTACK_STAT_LOST, i, &s->lost[i]);
 	return ret ? -1 : 0;
 }

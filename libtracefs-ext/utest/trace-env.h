@@ -81,11 +81,14 @@ struct ut_frame {
 size_t ut_uleb128(unsigned char *buf, unsigned long long val);
 size_t ut_encode(unsigned char *buf, const struct ut_frame *frames, unsigned int nr);
 
+/* The lost reasons of this library (ustack.h has no count of them) */
+#define UT_LOST_NR	(USTACK_LOST_LIMIT + 1)
+
 /* A stitcher's counters, read with ustack_stitcher_get_stat() */
 struct ut_stats {
 	unsigned long long	events;
 	unsigned long long	states[USTACK_STATE_RAW + 1];
-	unsigned long long	lost[USTACK_LOST_NR];
+	unsigned long long	lost[UT_LOST_NR];
 	unsigned long long	stacks;
 	unsigned long long	stacks_unmatched;
 	unsigned long long	malformed;

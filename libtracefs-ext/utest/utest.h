@@ -41,6 +41,7 @@ void utest_index_register(void);
 void utest_layout_register(void);
 void utest_sample_register(void);
 void utest_trace_open_register(void);
+void utest_abi_register(void);
 void utest_symtab_register(void);
 void utest_symtab_dwfl_register(void);
 
