@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <elfutils/libdwfl.h>
 #include "ustack.h"
+#include "ustack-hash.h"
 
 #define __hidden __attribute__((visibility("hidden")))
 
@@ -46,9 +47,9 @@ struct ustack_sym_info {
 
 /* A looked up address of a file, kept for the next lookup of it. */
 struct ustack_hit {
+	struct ustack_hnode	node;		/* in its file's hits */
 	unsigned long long	addr;		/* the address looked up */
 	struct ustack_sym_info	sym;		/* owned by the file's symtab */
-	bool			used;
 };
 
 #define USTACK_SYMTAB_ELVES	4
@@ -83,8 +84,7 @@ struct ustack_symtab {
  * symtab answers lookups in O(log n), hits keeps each answer by address.
  */
 struct ustack_file {
-	struct ustack_file	*next;
-	unsigned long		hash;
+	struct ustack_hnode	node;		/* in the symbolizer's files */
 	size_t			build_id_size;
 	unsigned char		build_id[USTACK_BUILD_ID_MAX];
 	struct ustack_conf	*conf;
@@ -95,9 +95,7 @@ struct ustack_file {
 	bool			trusted;	/* opened is the file asked for */
 	struct ustack_segment	*segs;
 	size_t			nr_segs;
-	struct ustack_hit	*hits;		/* hits_size slots, a power of two */
-	size_t			hits_size;
-	size_t			nr_hits;
+	struct ustack_htable	hits;		/* struct ustack_hit by address */
 	struct ustack_symtab	symtab;		/* the code symbols, sorted */
 	char			path[];
 };
@@ -107,9 +105,7 @@ struct ustack_perfmap;
 /* The symbolizer: its settings, the files read (a hash table), the perf maps read. */
 struct ustack_symbolizer {
 	struct ustack_conf	conf;
-	struct ustack_file	**table;	/* table_size chains, a power of two */
-	size_t			table_size;
-	size_t			nr_files;
+	struct ustack_htable	files;		/* by path and build-id */
 	struct ustack_perfmap	*maps;
 	struct ustack_source	*src;		/* what lookup_source() said last */
 	size_t			nr_src;
@@ -165,6 +161,7 @@ bool ustack_sym_is_code(const GElf_Sym *sym, Elf *elf, GElf_Word shndx,
 /* ustack-hits.c: symbols of a file by address, kept */
 const struct ustack_hit *ustack_file_symbol(struct ustack_file *f,
 					    unsigned long long addr) __hidden;
+void ustack_hits_init(struct ustack_file *f) __hidden;
 void ustack_hits_free(struct ustack_file *f) __hidden;
 
 /* ustack-demangle.c */

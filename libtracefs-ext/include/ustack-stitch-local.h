@@ -11,6 +11,7 @@
 #include <event-parse.h>
 
 #include "ustack.h"
+#include "ustack-hash.h"
 
 #define __hidden __attribute__((visibility("hidden")))
 
@@ -250,7 +251,7 @@ struct ustack_entry_pool {
 
 /* A task with a cookie: in the pid hash and in least recently used order. */
 struct ustack_task {
-	struct ustack_task	*hash_next;
+	struct ustack_hnode	node;		/* by pid */
 	struct ustack_task	*lru_prev;
 	struct ustack_task	*lru_next;
 	int			pid;
@@ -258,8 +259,7 @@ struct ustack_task {
 };
 
 struct ustack_tasks {
-	struct ustack_task	**hash;		/* hash_size chains, a power of two */
-	size_t			hash_size;
+	struct ustack_htable	table;		/* by pid */
 	size_t			nr;
 	struct ustack_task	*lru_head;	/* least recently used */
 	struct ustack_task	*lru_tail;

@@ -4,8 +4,8 @@
  *
  * The symbol comes from the file's sorted code symbols (ustack-symtab.c, a
  * binary search); a trace asks for the same few addresses again and again,
- * so every address asked for is kept in an open-addressing table with its
- * answer, which is then one hash away.
+ * so every address asked for is kept in a hash table (ustack-hash.c) with
+ * its answer, which is then one hash away.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -16,48 +16,27 @@
 
 #define USTACK_HITS_MIN		64
 
-static size_t ustack_hit_slot(unsigned long long addr, size_t size)
+/**
+ * ustack_hits_init - no answer kept yet for a file
+ * @f: the file
+ */
+void ustack_hits_init(struct ustack_file *f)
 {
-	unsigned long long h = addr * 0x9e3779b97f4a7c15ULL;
-
-	return (h ^ (h >> 29)) & (size - 1);
+	ustack_htable_init(&f->hits, USTACK_HITS_MIN);
 }
 
-static struct ustack_hit *ustack_hit_find(struct ustack_file *f, unsigned long long addr)
+static struct ustack_hit *ustack_hit_find(struct ustack_file *f, unsigned long long hash,
+					  unsigned long long addr)
 {
-	size_t i = ustack_hit_slot(addr, f->hits_size);
+	struct ustack_hnode *n;
+	struct ustack_hit *hit;
 
-	while (f->hits[i].used) {
-		if (f->hits[i].addr == addr)
-			return &f->hits[i];
-		i = (i + 1) & (f->hits_size - 1);
+	for (n = ustack_htable_chain(&f->hits, hash); n; n = n->next) {
+		hit = ustack_hnode_entry(n, struct ustack_hit, node);
+		if (hit->addr == addr)
+			return hit;
 	}
-	return &f->hits[i];
-}
-
-/* Double the table when it is half full. Return -1 with errno ENOMEM. */
-static int ustack_hits_grow(struct ustack_file *f)
-{
-	size_t i, size = f->hits_size ? f->hits_size * 2 : USTACK_HITS_MIN;
-	struct ustack_hit *old = f->hits, *slot;
-	size_t old_size = f->hits_size;
-
-	if (f->nr_hits < f->hits_size / 2)
-		return 0;
-	f->hits = calloc(size, sizeof(*f->hits));
-	if (!f->hits) {
-		f->hits = old;
-		return -1;
-	}
-	f->hits_size = size;
-	for (i = 0; i < old_size; i++) {
-		if (!old[i].used)
-			continue;
-		slot = ustack_hit_find(f, old[i].addr);
-		*slot = old[i];
-	}
-	free(old);
-	return 0;
+	return NULL;
 }
 
 /**
@@ -70,19 +49,21 @@ static int ustack_hits_grow(struct ustack_file *f)
  */
 const struct ustack_hit *ustack_file_symbol(struct ustack_file *f, unsigned long long addr)
 {
+	unsigned long long hash = ustack_hash_int(addr);
 	struct ustack_hit *hit;
 
-	if (ustack_hits_grow(f))
-		return NULL;
-	hit = ustack_hit_find(f, addr);
-	if (hit->used)
+	hit = ustack_hit_find(f, hash, addr);
+	if (hit)
 		return hit;
-	memset(hit, 0, sizeof(*hit));
-	hit->addr = addr;
-	if (ustack_symtab_find(f, addr, &hit->sym))
+	hit = calloc(1, sizeof(*hit));
+	if (!hit)
 		return NULL;
-	hit->used = true;
-	f->nr_hits++;
+	hit->addr = addr;
+	hit->node.hash = hash;
+	if (ustack_symtab_find(f, addr, &hit->sym) || ustack_htable_add(&f->hits, &hit->node)) {
+		free(hit);
+		return NULL;
+	}
 	return hit;
 }
 
@@ -92,9 +73,12 @@ const struct ustack_hit *ustack_file_symbol(struct ustack_file *f, unsigned long
  */
 void ustack_hits_free(struct ustack_file *f)
 {
-	free(f->hits);
-	f->hits = NULL;
-	f->hits_size = 0;
-	f->nr_hits = 0;
+	struct ustack_hnode *n, *next;
+
+	for (n = ustack_htable_take_all(&f->hits); n; n = next) {
+		next = n->next;
+		free(ustack_hnode_entry(n, struct ustack_hit, node));
+	}
+	ustack_htable_release(&f->hits);
 	ustack_symtab_clear(f);
 }

@@ -238,6 +238,7 @@ struct ustack_file *ustack_file_read(struct ustack_conf *conf, const char *path,
 		memcpy(f->build_id, build_id, build_id_size);
 	f->build_id_size = build_id_size;
 	f->conf = conf;
+	ustack_hits_init(f);
 
 	if (ustack_file_load(f)) {
 		ustack_file_free(f);

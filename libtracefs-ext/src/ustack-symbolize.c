@@ -3,11 +3,11 @@
  * The symbolizer: its settings, and the files it read.
  *
  * Each file is read once (ustack-module.c), the first time it is asked for,
- * and kept in a hash table keyed by path and build-id, with its Dwfl and the
- * answers given for it (ustack-hits.c). A file that could not be read is
- * cached too, as one without symbols. Nothing reads the traced process, so
- * lookups work after it has exited; only the files named in its maps (or
- * their debug files) must still be there.
+ * and kept in a hash table (ustack-hash.c) keyed by path and build-id, with
+ * its Dwfl and the answers given for it (ustack-hits.c). A file that could
+ * not be read is cached too, as one without symbols. Nothing reads the
+ * traced process, so lookups work after it has exited; only the files named
+ * in its maps (or their debug files) must still be there.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,46 +21,37 @@
 				 USTACK_SYMBOLIZE_MANGLED)
 
 /* FNV-1a over the path with its NUL, then over the build-id bytes */
-static unsigned long ustack_file_hash(const char *path, const unsigned char *build_id,
-				      size_t build_id_size)
+static unsigned long long ustack_file_hash(const char *path, const unsigned char *build_id,
+					   size_t build_id_size)
 {
-	const unsigned char *p = (const unsigned char *)path;
-	unsigned long long h = 0xcbf29ce484222325ULL;
-	size_t i;
+	unsigned long long h = ustack_hash_bytes(USTACK_HASH_START, path, strlen(path) + 1);
 
-	do {
-		h = (h ^ *p) * 0x100000001b3ULL;
-	} while (*p++);
-	for (i = 0; i < build_id_size; i++)
-		h = (h ^ build_id[i]) * 0x100000001b3ULL;
+	h = ustack_hash_bytes(h, build_id, build_id_size);
 	return h ^ (h >> 32);
 }
 
 /* Forget every file, and what was said of them. */
 static void ustack_cache_flush(struct ustack_symbolizer *sym)
 {
-	struct ustack_file *f, *next;
-	size_t i;
+	struct ustack_hnode *n, *next;
 
 	ustack_source_clear(sym);
-	for (i = 0; i < sym->table_size; i++) {
-		for (f = sym->table[i]; f; f = next) {
-			next = f->next;
-			ustack_file_free(f);
-		}
-		sym->table[i] = NULL;
+	for (n = ustack_htable_take_all(&sym->files); n; n = next) {
+		next = n->next;
+		ustack_file_free(ustack_hnode_entry(n, struct ustack_file, node));
 	}
-	sym->nr_files = 0;
 }
 
-static struct ustack_file *ustack_cache_find(struct ustack_symbolizer *sym, unsigned long hash,
-					     const char *path, const unsigned char *build_id,
-					     size_t build_id_size)
+static struct ustack_file *ustack_cache_find(struct ustack_symbolizer *sym,
+					     unsigned long long hash, const char *path,
+					     const unsigned char *build_id, size_t build_id_size)
 {
+	struct ustack_hnode *n;
 	struct ustack_file *f;
 
-	for (f = sym->table[hash & (sym->table_size - 1)]; f; f = f->next) {
-		if (f->hash == hash && f->build_id_size == build_id_size &&
+	for (n = ustack_htable_chain(&sym->files, hash); n; n = n->next) {
+		f = ustack_hnode_entry(n, struct ustack_file, node);
+		if (n->hash == hash && f->build_id_size == build_id_size &&
 		    (!build_id_size || !memcmp(f->build_id, build_id, build_id_size)) &&
 		    !strcmp(f->path, path))
 			return f;
@@ -68,38 +59,10 @@ static struct ustack_file *ustack_cache_find(struct ustack_symbolizer *sym, unsi
 	return NULL;
 }
 
-/* Insert f; the table doubles when it holds as many files as chains. */
-static void ustack_cache_add(struct ustack_symbolizer *sym, struct ustack_file *f)
-{
-	struct ustack_file **table, *g, *next;
-	size_t i, size = sym->table_size * 2;
-
-	if (sym->nr_files >= sym->table_size) {
-		/* a failed resize only makes the chains longer */
-		table = calloc(size, sizeof(*table));
-		if (table) {
-			for (i = 0; i < sym->table_size; i++) {
-				for (g = sym->table[i]; g; g = next) {
-					next = g->next;
-					g->next = table[g->hash & (size - 1)];
-					table[g->hash & (size - 1)] = g;
-				}
-			}
-			free(sym->table);
-			sym->table = table;
-			sym->table_size = size;
-		}
-	}
-	i = f->hash & (sym->table_size - 1);
-	f->next = sym->table[i];
-	sym->table[i] = f;
-	sym->nr_files++;
-}
-
 static struct ustack_file *ustack_file_get(struct ustack_symbolizer *sym, const char *path,
 					   const unsigned char *build_id, size_t build_id_size)
 {
-	unsigned long hash = ustack_file_hash(path, build_id, build_id_size);
+	unsigned long long hash = ustack_file_hash(path, build_id, build_id_size);
 	struct ustack_file *f;
 
 	f = ustack_cache_find(sym, hash, path, build_id, build_id_size);
@@ -109,8 +72,12 @@ static struct ustack_file *ustack_file_get(struct ustack_symbolizer *sym, const 
 	f = ustack_file_read(&sym->conf, path, build_id, build_id_size);
 	if (!f)
 		return NULL;
-	f->hash = hash;
-	ustack_cache_add(sym, f);
+	f->node.hash = hash;
+	if (ustack_htable_add(&sym->files, &f->node)) {
+		ustack_file_free(f);
+		errno = ENOMEM;
+		return NULL;
+	}
 	return f;
 }
 
@@ -183,15 +150,12 @@ struct ustack_symbolizer *ustack_symbolizer_alloc(void)
 	if (!sym)
 		return NULL;
 	sym->conf.debug_dir = strdup(USTACK_DEBUG_DIR);
-	sym->table = calloc(USTACK_TABLE_MIN, sizeof(*sym->table));
-	if (!sym->conf.debug_dir || !sym->table) {
-		free(sym->conf.debug_dir);
-		free(sym->table);
+	if (!sym->conf.debug_dir) {
 		free(sym);
 		errno = ENOMEM;
 		return NULL;
 	}
-	sym->table_size = USTACK_TABLE_MIN;
+	ustack_htable_init(&sym->files, USTACK_TABLE_MIN);
 	return sym;
 }
 
@@ -208,7 +172,7 @@ void ustack_symbolizer_free(struct ustack_symbolizer *sym)
 	ustack_cache_flush(sym);
 	ustack_perfmaps_free(sym);
 	ustack_dbgd_free(&sym->conf);
-	free(sym->table);
+	ustack_htable_release(&sym->files);
 	free(sym->conf.debug_dir);
 	free(sym->conf.sysroot);
 	free(sym);

@@ -15,25 +15,15 @@
 
 #define USTACK_TASKS_HASH_MIN	256
 
-static size_t ustack_pid_hash(int pid, size_t size)
-{
-	unsigned int h = (unsigned int)pid * 0x9e3779b1U;
-
-	return (h ^ (h >> 15)) & (size - 1);
-}
-
 /**
  * ustack_tasks_init - an empty task table
  * @tasks: the table
  *
- * Return: 0; -1 with errno ENOMEM.
+ * Return: 0 (its chains are made with the first task).
  */
 int ustack_tasks_init(struct ustack_tasks *tasks)
 {
-	tasks->hash = calloc(USTACK_TASKS_HASH_MIN, sizeof(*tasks->hash));
-	if (!tasks->hash)
-		return -1;
-	tasks->hash_size = USTACK_TASKS_HASH_MIN;
+	ustack_htable_init(&tasks->table, USTACK_TASKS_HASH_MIN);
 	tasks->nr = 0;
 	tasks->lru_head = tasks->lru_tail = NULL;
 	return 0;
@@ -47,9 +37,7 @@ void ustack_tasks_clear(struct ustack_tasks *tasks)
 {
 	while (tasks->lru_head)
 		ustack_task_del(tasks, tasks->lru_head);
-	free(tasks->hash);
-	tasks->hash = NULL;
-	tasks->hash_size = 0;
+	ustack_htable_release(&tasks->table);
 }
 
 /**
@@ -61,33 +49,16 @@ void ustack_tasks_clear(struct ustack_tasks *tasks)
  */
 struct ustack_task *ustack_task_find(struct ustack_tasks *tasks, int pid)
 {
+	unsigned long long hash = ustack_hash_int((unsigned int)pid);
+	struct ustack_hnode *n;
 	struct ustack_task *t;
 
-	for (t = tasks->hash[ustack_pid_hash(pid, tasks->hash_size)]; t; t = t->hash_next) {
-		if (t->pid == pid)
+	for (n = ustack_htable_chain(&tasks->table, hash); n; n = n->next) {
+		t = ustack_hnode_entry(n, struct ustack_task, node);
+		if (n->hash == hash && t->pid == pid)
 			return t;
 	}
 	return NULL;
-}
-
-/* Twice the chains when there are as many tasks as chains; a failure only costs time. */
-static void ustack_tasks_grow(struct ustack_tasks *tasks)
-{
-	size_t size = tasks->hash_size * 2;
-	struct ustack_task **hash, *t;
-	size_t h;
-
-	hash = calloc(size, sizeof(*hash));
-	if (!hash)
-		return;
-	for (t = tasks->lru_head; t; t = t->lru_next) {
-		h = ustack_pid_hash(t->pid, size);
-		t->hash_next = hash[h];
-		hash[h] = t;
-	}
-	free(tasks->hash);
-	tasks->hash = hash;
-	tasks->hash_size = size;
 }
 
 static void ustack_lru_unlink(struct ustack_tasks *tasks, struct ustack_task *task)
@@ -127,20 +98,21 @@ struct ustack_task *ustack_task_add(struct ustack_tasks *tasks, int pid,
 				    struct ustack_entry *entry)
 {
 	struct ustack_task *t;
-	size_t h;
 
 	t = calloc(1, sizeof(*t));
+	if (t) {
+		t->node.hash = ustack_hash_int((unsigned int)pid);
+		if (ustack_htable_add(&tasks->table, &t->node)) {
+			free(t);
+			t = NULL;
+		}
+	}
 	if (!t) {
 		ustack_entry_put(entry);
 		return NULL;
 	}
 	t->pid = pid;
 	t->entry = entry;
-	if (tasks->nr >= tasks->hash_size)
-		ustack_tasks_grow(tasks);
-	h = ustack_pid_hash(pid, tasks->hash_size);
-	t->hash_next = tasks->hash[h];
-	tasks->hash[h] = t;
 	ustack_lru_append(tasks, t);
 	tasks->nr++;
 	return t;
@@ -153,11 +125,7 @@ struct ustack_task *ustack_task_add(struct ustack_tasks *tasks, int pid,
  */
 void ustack_task_del(struct ustack_tasks *tasks, struct ustack_task *task)
 {
-	struct ustack_task **pp = &tasks->hash[ustack_pid_hash(task->pid, tasks->hash_size)];
-
-	while (*pp != task)
-		pp = &(*pp)->hash_next;
-	*pp = task->hash_next;
+	ustack_htable_del(&tasks->table, &task->node);
 	ustack_lru_unlink(tasks, task);
 	tasks->nr--;
 	ustack_entry_put(task->entry);

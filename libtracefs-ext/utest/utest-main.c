@@ -172,6 +172,7 @@ int main(void)
 	utest_sample_register();
 	utest_trace_open_register();
 	utest_abi_register();
+	utest_hash_register();
 	if (CU_get_error() != CUE_SUCCESS) {
 		fprintf(stderr, "utest: registering tests: %s\n", CU_get_error_msg());
 		CU_cleanup_registry();

@@ -42,6 +42,7 @@ void utest_layout_register(void);
 void utest_sample_register(void);
 void utest_trace_open_register(void);
 void utest_abi_register(void);
+void utest_hash_register(void);
 void utest_symtab_register(void);
 void utest_symtab_dwfl_register(void);
 
