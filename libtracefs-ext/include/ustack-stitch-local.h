@@ -100,17 +100,49 @@ int ustack_files_set(struct ustack_files *files, unsigned int id, const unsigned
 		     size_t build_id_size, const char *path, size_t len) __hidden;
 void ustack_files_drop(struct ustack_files *files, unsigned int id) __hidden;
 void ustack_files_clear(struct ustack_files *files) __hidden;
-unsigned int ustack_stack_refs(const struct ustack_stack *stack) __hidden;
 struct ustack_stack *ustack_stack_decode(struct ustack_files *files, unsigned long long cookie,
 					 int pid, unsigned int nr, unsigned int flags,
 					 const unsigned char *data, size_t size) __hidden;
 
 /* ---- ustack-stacks.c: the memory of a stitcher's stacks ---- */
 
+/* Stacks handed out one after the other; live: atomic, see ustack-stacks.c */
+struct ustack_stack_block {
+	unsigned int		live;
+	unsigned int		used;
+	unsigned int		size;
+	struct ustack_stack_ref	refs[];
+};
+
+static inline struct ustack_stack_block *ustack_stack_block_of(struct ustack_stack_ref *ref)
+{
+	return container_of(ref - (ref->slot - 1), struct ustack_stack_block, refs[0]);
+}
+
 struct ustack_stack_ref *ustack_stack_alloc(struct ustack_files *files) __hidden;
 void ustack_stack_free(struct ustack_stack_ref *ref) __hidden;
 void ustack_stacks_release(struct ustack_files *files) __hidden;
-unsigned int ustack_stack_block_refs(const struct ustack_stack *stack) __hidden;
+
+/*
+ * For the tests, inline so that the library has no code of theirs: the
+ * references a stack has now; the count of its block (the stacks of the
+ * block not yet freed, plus one while the table still hands stacks out of
+ * it; 0 for a stack allocated on its own).
+ */
+static inline unsigned int ustack_stack_refs(const struct ustack_stack *stack)
+{
+	return __atomic_load_n(&container_of(stack, struct ustack_stack_ref, stack)->refs,
+			       __ATOMIC_RELAXED);
+}
+
+static inline unsigned int ustack_stack_block_refs(const struct ustack_stack *stack)
+{
+	struct ustack_stack_ref *ref = container_of(stack, struct ustack_stack_ref, stack);
+
+	if (!ref->slot)
+		return 0;
+	return __atomic_load_n(&ustack_stack_block_of(ref)->live, __ATOMIC_RELAXED);
+}
 
 /* ---- ustack-frameset.c: decoded frames shared by stacks alike ---- */
 

@@ -345,18 +345,6 @@ const struct ustack_stack *ustack_stack_get(const struct ustack_stack *stack)
 }
 
 /**
- * ustack_stack_refs - the references a stack has now (for the tests)
- * @stack: a decoded stack
- *
- * Return: the count.
- */
-unsigned int ustack_stack_refs(const struct ustack_stack *stack)
-{
-	return __atomic_load_n(&container_of(stack, struct ustack_stack_ref, stack)->refs,
-			       __ATOMIC_RELAXED);
-}
-
-/**
  * ustack_stack_put - drop a reference to a stack, freeing it with the last
  * @stack: from ustack_stack_get() (or the stitcher's own); NULL is allowed
  */

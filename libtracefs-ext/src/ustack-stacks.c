@@ -27,18 +27,6 @@
 #define USTACK_STACK_BLOCK_MIN	16
 #define USTACK_STACK_BLOCK_MAX	1024
 
-struct ustack_stack_block {
-	unsigned int		live;		/* atomic: see above */
-	unsigned int		used;
-	unsigned int		size;
-	struct ustack_stack_ref	refs[];
-};
-
-static struct ustack_stack_block *ustack_stack_block_of(struct ustack_stack_ref *ref)
-{
-	return container_of(ref - (ref->slot - 1), struct ustack_stack_block, refs[0]);
-}
-
 static void ustack_stack_block_put(struct ustack_stack_block *b)
 {
 	if (!__atomic_sub_fetch(&b->live, 1, __ATOMIC_ACQ_REL))
@@ -93,22 +81,6 @@ void ustack_stack_free(struct ustack_stack_ref *ref)
 		ustack_stack_block_put(ustack_stack_block_of(ref));
 	else
 		free(ref);
-}
-
-/**
- * ustack_stack_block_refs - the count of a stack's block now (for the tests)
- * @stack: a decoded stack
- *
- * Return: the stacks of its block not yet freed, plus one while the table
- * still hands stacks out of it; 0 for a stack allocated on its own.
- */
-unsigned int ustack_stack_block_refs(const struct ustack_stack *stack)
-{
-	struct ustack_stack_ref *ref = container_of(stack, struct ustack_stack_ref, stack);
-
-	if (!ref->slot)
-		return 0;
-	return __atomic_load_n(&ustack_stack_block_of(ref)->live, __ATOMIC_RELAXED);
 }
 
 /**
