@@ -235,6 +235,7 @@ struct ustack_rec {
 
 size_t ustack_page_room(struct tep_handle *tep, int page) __hidden;
 int ustack_formats_init(struct ustack_formats *fmt, struct tep_handle *tep) __hidden;
+void ustack_formats_add_nocookie(struct ustack_formats *fmt, int id) __hidden;
 void ustack_rec_read(struct ustack_formats *fmt, struct tep_record *record,
 		     struct ustack_rec *rec) __hidden;
 

@@ -25,6 +25,27 @@ static const char * const ustack_layout_events[] = {
 	"user_unwind_cookie", "user_unwind_stack", "user_unwind_file",
 };
 
+/*
+ * The entries of the system ftrace that carry no cookie (those of
+ * ustack-records.c), which a layout may name too: what an importer sees in
+ * events/ftrace/. Other ftrace entries carry the cookie, as any event.
+ */
+static const char * const ustack_layout_nocookie[] = {
+	"kernel_stack", "user_stack", "func_repeats", "hwlat", "osnoise", "timerlat",
+	"mmiotrace_rw", "mmiotrace_map", "branch", "context_switch", "wakeup",
+};
+
+static bool ustack_layout_is_nocookie(const char *event)
+{
+	unsigned int i;
+
+	for (i = 0; event && i < ARRAY_SIZE(ustack_layout_nocookie); i++) {
+		if (!strcmp(event, ustack_layout_nocookie[i]))
+			return true;
+	}
+	return false;
+}
+
 /* The size a field must have: its size, an array (any size), a number of 1 to 8 bytes. */
 #define USTACK_SIZE_ARRAY	0
 #define USTACK_SIZE_NUMBER	(-1)
@@ -96,10 +117,18 @@ void ustack_layout_free(struct ustack_layout *layout)
 }
 
 /**
- * ustack_layout_set_event - the id of one of the three events
+ * ustack_layout_set_event - the id of one of the three events, or of an
+ *	ftrace entry that carries no cookie
  * @layout: the layout
- * @event: "user_unwind_cookie", "user_unwind_stack" or "user_unwind_file"
+ * @event: "user_unwind_cookie", "user_unwind_stack" or "user_unwind_file";
+ *	or one of the entries of the system ftrace that carry no cookie:
+ *	"kernel_stack", "user_stack", "func_repeats", "hwlat", "osnoise",
+ *	"timerlat", "mmiotrace_rw", "mmiotrace_map", "branch",
+ *	"context_switch", "wakeup"
  * @id: its id (the "ID:" line of its format file), what common_type holds
+ *
+ * An entry that carries no cookie is handed back as USTACK_STATE_NONE
+ * whatever its CPU's state, as with a tep (ustack_stitcher_add()).
  *
  * Return: 0; -1 with errno EINVAL (@layout or @event NULL, another event,
  * @id negative).
@@ -108,6 +137,10 @@ int ustack_layout_set_event(struct ustack_layout *layout, const char *event, int
 {
 	int i = ustack_layout_event(event);
 
+	if (layout && id >= 0 && ustack_layout_is_nocookie(event)) {
+		ustack_formats_add_nocookie(&layout->fmt, id);
+		return 0;
+	}
 	if (!layout || i < 0 || id < 0) {
 		errno = EINVAL;
 		return -1;

@@ -98,29 +98,6 @@ static bool ustack_carries_cookie(const struct tep_event *event)
 	return false;
 }
 
-/*
- * Keep the ids of the ftrace entries that carry no cookie, sorted: whatever
- * cookie the state of their CPU says is not theirs. Should a kernel have more
- * than USTACK_NOCOOKIE_MAX of them, the rest read as other events.
- */
-static void ustack_formats_nocookie(struct ustack_formats *fmt)
-{
-	int i, j, nr = tep_get_events_count(fmt->tep);
-	struct tep_event *event;
-
-	for (i = 0; i < nr && fmt->nr_nocookie < USTACK_NOCOOKIE_MAX; i++) {
-		event = tep_get_event(fmt->tep, i);
-		if (!event || !event->system || !event->name || strcmp(event->system, "ftrace") ||
-		    ustack_carries_cookie(event))
-			continue;
-		/* insertion: a few ids, once */
-		for (j = fmt->nr_nocookie; j > 0 && fmt->nocookie[j - 1] > event->id; j--)
-			fmt->nocookie[j] = fmt->nocookie[j - 1];
-		fmt->nocookie[j] = event->id;
-		fmt->nr_nocookie++;
-	}
-}
-
 /* The type is an ftrace entry that carries no cookie. */
 static bool ustack_is_nocookie(const struct ustack_formats *fmt, int type)
 {
@@ -139,6 +116,42 @@ static bool ustack_is_nocookie(const struct ustack_formats *fmt, int type)
 			hi = mid;
 	}
 	return false;
+}
+
+/**
+ * ustack_formats_add_nocookie - an id of an ftrace entry that carries no cookie
+ * @fmt: the formats
+ * @id: the entry's id
+ *
+ * The ids are kept sorted: whatever cookie the state of their CPU says is not
+ * theirs. Should a kernel have more than USTACK_NOCOOKIE_MAX of them, the
+ * rest read as other events.
+ */
+void ustack_formats_add_nocookie(struct ustack_formats *fmt, int id)
+{
+	unsigned int i;
+
+	if (fmt->nr_nocookie == USTACK_NOCOOKIE_MAX || ustack_is_nocookie(fmt, id))
+		return;
+	/* insertion: a few ids, once */
+	for (i = fmt->nr_nocookie; i > 0 && fmt->nocookie[i - 1] > id; i--)
+		fmt->nocookie[i] = fmt->nocookie[i - 1];
+	fmt->nocookie[i] = id;
+	fmt->nr_nocookie++;
+}
+
+/* The ftrace entries of the tep that carry no cookie. */
+static void ustack_formats_nocookie(struct ustack_formats *fmt)
+{
+	int i, nr = tep_get_events_count(fmt->tep);
+	struct tep_event *event;
+
+	for (i = 0; i < nr; i++) {
+		event = tep_get_event(fmt->tep, i);
+		if (event && event->system && event->name && !strcmp(event->system, "ftrace") &&
+		    !ustack_carries_cookie(event))
+			ustack_formats_add_nocookie(fmt, event->id);
+	}
 }
 
 /**

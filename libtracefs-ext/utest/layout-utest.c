@@ -234,6 +234,53 @@ static void test_layout_pass_through(void)
 	free(t.seen);
 }
 
+/*
+ * An ftrace entry without a cookie named in the layout: a kernel_stack entry
+ * of P, on the CPU whose cookie entry says K1 for P, is handed back without
+ * a cookie; the func_repeats entry, not named, as any event (with K1).
+ */
+static void test_layout_nocookie(void)
+{
+	static const unsigned long long kstack[] = { 0xffffffff81000410ULL };
+	struct tep_handle *tep = utest_tep(UT_FORMATS_ALL);
+	struct ustack_layout *layout;
+	struct ustack_stitcher *st;
+	unsigned char buf[128], enc[32];
+	struct ut_trace t;
+	size_t size, len;
+
+	if (!tep)
+		return;
+	layout = ut_layout_from(tep, true);
+	tep_free(tep);
+	if (!layout)
+		return;
+	UT_CHECK(!ustack_layout_set_event(layout, "kernel_stack", UT_ID_KSTACK), "kernel_stack");
+	memset(&t, 0, sizeof(t));
+	st = ustack_stitcher_alloc_layout(layout, 0, ut_callback, &t);
+	ustack_layout_free(layout);
+	if (!UT_CHECK(st, "alloc: %s", strerror(errno)))
+		return;
+	size = ut_rec_cookie(buf, P, K1);
+	ustack_stitcher_add_data(st, 0, 1000, 0, buf, size, false);
+	size = ut_rec_kernel_stack(buf, P, 1, kstack, 1);
+	ustack_stitcher_add_data(st, 0, 2000, 0, buf, size, false);
+	size = ut_rec_repeats(buf, P, 7);
+	ustack_stitcher_add_data(st, 0, 3000, 0, buf, size, false);
+	len = ut_encode(enc, ut_frames, UT_ARRAY_SIZE(ut_frames));
+	size = ut_rec_stack(buf, P, K1, 3, 0, enc, len);
+	ustack_stitcher_add_data(st, 0, 4000, 0, buf, size, false);
+	UT_CHECK(t.nr_seen == 2, "%zu handed back, want 2", t.nr_seen);
+	if (t.nr_seen == 2) {
+		UT_CHECK(t.seen[0].state == USTACK_STATE_NONE && !t.seen[0].cookie,
+			 "kernel_stack: state %d cookie %#llx", t.seen[0].state, t.seen[0].cookie);
+		UT_CHECK(t.seen[1].state == USTACK_STATE_STACK && t.seen[1].cookie == K1,
+			 "func_repeats: state %d cookie %#llx", t.seen[1].state, t.seen[1].cookie);
+	}
+	ustack_stitcher_free(st);
+	free(t.seen);
+}
+
 static void test_layout_args(void)
 {
 	struct ustack_layout *layout = ustack_layout_alloc();
@@ -250,6 +297,9 @@ static void test_layout_args(void)
 	CHECK_ERR(ustack_layout_set_event(layout, "sys_enter_getppid", 21));
 	CHECK_ERR(ustack_layout_set_event(layout, NULL, 21));
 	CHECK_ERR(ustack_layout_set_event(layout, "user_unwind_stack", -1));
+	CHECK_ERR(ustack_layout_set_event(layout, "kernel_stack", -1));
+	CHECK_ERR(ustack_layout_set_event(NULL, "kernel_stack", 4));
+	CHECK_ERR(ustack_layout_set_event(layout, "function", 1));
 	CHECK_ERR(ustack_layout_set_field(NULL, NULL, "common_pid", 4, 4));
 	CHECK_ERR(ustack_layout_set_field(layout, NULL, "common_flags", 2, 1));
 	CHECK_ERR(ustack_layout_set_field(layout, NULL, "common_pid", 4, 9));
@@ -338,6 +388,7 @@ void utest_layout_register(void)
 	CU_add_test(suite, "same", test_layout_same);
 	CU_add_test(suite, "big_endian", test_layout_big_endian);
 	CU_add_test(suite, "pass_through", test_layout_pass_through);
+	CU_add_test(suite, "nocookie", test_layout_nocookie);
 	CU_add_test(suite, "args", test_layout_args);
 	CU_add_test(suite, "header_alone", test_layout_header_alone);
 }
