@@ -119,6 +119,9 @@ progs: $(PROGS)/ustack-sample $(PROGS)/sframe/ustack-sample $(PROGS)/sframe/usta
 	$(PROGS)/ustack-perf-attr $(PROGS)/libustack-old-kernel.so $(PROGS)/ustack-badfp \
 	$(PROGS)/ustack-remap $(PROGS)/ustack-uffd $(PROGS)/ustack-perf-record \
 	$(PROGS)/ustack-mmaplock $(PROGS)/ustack-sigret \
+	$(PROGS)/ustack-sigdeliver $(PROGS)/sframe/ustack-sigdeliver \
+	$(PROGS)/ustack-marker $(PROGS)/ident/a/libustack-sample.so \
+	$(PROGS)/ident/b/libustack-sample.so \
 	$(PROGS)/sframe/ustack-sframe-reg $(PROGS)/sframe/libustack-sframe-dl-a.so \
 	$(PROGS)/sframe/libustack-sframe-dl-b.so $(PROGS)/ustack-flame-names \
 	$(PROGS)/ustack-cputime $(PROGS)/ustack-jit $(PROGS)/eh/ustack-sample \
@@ -143,6 +146,16 @@ $(PROGS)/ustack-mmaplock: $(PROG_SRC)/mmaplock.c
 
 # Signals sent and returned from by raw system calls of its own.
 $(PROGS)/ustack-sigret: $(PROG_SRC)/sigret.c
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(PROG_CFLAGS) -fPIE -pie -o $@ $<
+
+# trace_marker writes and system calls from frames of its own.
+$(PROGS)/ustack-marker: $(PROG_SRC)/marker.c $(PROG_SRC)/raw-syscall.h
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(PROG_CFLAGS) -fPIE -pie -o $@ $<
+
+# Signals delivered in a wait of its own, and a system call in the handler.
+$(PROGS)/ustack-sigdeliver: $(PROG_SRC)/sigdeliver.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PROG_CFLAGS) -fPIE -pie -o $@ $<
 
@@ -197,6 +210,12 @@ $(PROGS)/ustack-sample: $(PROG_SRC)/sample.c $(PROGS)/libustack-sample.so
 # The same program without frame pointers, with .sframe (gas 2.40: V1).
 SFRAME_CFLAGS := -O2 -g -Wall -fomit-frame-pointer -Wa,--gsframe
 
+# The library twice, with two build-ids: one file written over by the other.
+$(PROGS)/ident/%/libustack-sample.so: $(PROG_SRC)/sample-lib.c $(PROG_SRC)/sample.h $(PROG_SRC)/raw-syscall.h
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(PROG_CFLAGS) -fPIC -shared \
+		-Wl,--build-id=0x$(if $(filter a,$*),aaaa,bbbb)000000000000000000000000000000000000 -o $@ $<
+
 $(PROGS)/sframe/libustack-sample.so: $(PROG_SRC)/sample-lib.c $(PROG_SRC)/sample.h $(PROG_SRC)/raw-syscall.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(SFRAME_CFLAGS) -fPIC -shared -o $@ $<
@@ -206,6 +225,10 @@ $(PROGS)/sframe/ustack-sample: $(PROG_SRC)/sample.c $(PROGS)/sframe/libustack-sa
 		-Wl,-rpath,'$$ORIGIN'
 
 $(PROGS)/sframe/ustack-bench: $(PROG_SRC)/bench.c
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(SFRAME_CFLAGS) -fPIE -pie -o $@ $<
+
+$(PROGS)/sframe/ustack-sigdeliver: $(PROG_SRC)/sigdeliver.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(SFRAME_CFLAGS) -fPIE -pie -o $@ $<
 
