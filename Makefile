@@ -335,6 +335,14 @@ fuzz: deps
 	$(Q)$(FUZZ)
 	$(Q)$(FUZZ) run FUZZ_SECONDS=$(FUZZ_SECONDS)
 
+# All of them at once for FUZZ_LONG_SECONDS, at the lowest CPU priority; a
+# finding goes into tests/fuzz/corpus and fails it (scripts/fuzz-long.sh).
+FUZZ_LONG_SECONDS ?= 3600
+.PHONY: fuzz-long
+fuzz-long: deps
+	$(Q)$(FUZZ)
+	$(Q)scripts/fuzz-long.sh $(FUZZ_LONG_SECONDS)
+
 # The kernel's SFrame reader under corrupted sections, on the debug kernel
 # (KASAN, lockdep, kmemleak: any report fails the run), in runs of
 # SFRAME_FUZZ_CHUNK rounds.
