@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # make bench: the benchmarks, each in one guest boot so rows compare. Results
-# (CSV, the printed reports, the time each part took) go to build/bench/.
+# (CSV, the printed reports, the time each part took) go to build/bench/,
+# and the reports into docs/bench-results.md (tests/bench/readme.sh).
 #
 # The ftrace rows run twice: under QEMU's instruction counting (-icount:
 # the guest clock advances by executed instructions, so a row repeats
@@ -65,5 +66,5 @@ USTACK_ICOUNT=shift=0,sleep=off part perf "$top/scripts/guest-run.sh" --timeout 
 echo
 echo "bench: seconds per part:"
 sed 's/^/  /' "$out/times.txt"
-"$top/tests/bench/readme.sh" "$out" "$top/README.md" || status=1
+"$top/tests/bench/readme.sh" "$out" "$top/docs/bench-results.md" || status=1
 exit $status

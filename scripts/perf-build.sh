@@ -7,7 +7,7 @@
 # lzma, libcrypto, aio. Off: what needs packages outside Debian 12's base
 # set here or a language runtime (python, perl, libbpf/BPF skeletons, TUI/GTK,
 # libunwind, numa, libcap, babeltrace, zstd, libpfm4, SDT, capstone) and the
-# JSON PMU event tables (no hardware PMU under TCG). See README.md.
+# JSON PMU event tables (no hardware PMU under TCG). See docs/perf.md.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)

@@ -1,14 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Write make bench's latest results into README.md, between the lines
+# Write make bench's latest results into its results page
+# (docs/bench-results.md), between the lines
 # "<!-- bench results: begin -->" and "<!-- bench results: end -->",
 # from build/bench/ (the reports as printed, the seconds per part): the
-# README's figures are never copied by hand.
+# page's figures are never copied by hand, and the rest of it stays.
 #
-#   readme.sh BENCH_DIR README
+#   readme.sh BENCH_DIR RESULTS_PAGE
 set -u
 dir=${1:?BENCH_DIR}
-readme=${2:?README}
+readme=${2:?RESULTS_PAGE}
 begin='<!-- bench results: begin -->'
 end='<!-- bench results: end -->'
 grep -qxF "$begin" "$readme" && grep -qxF "$end" "$readme" ||
