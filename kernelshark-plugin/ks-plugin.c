@@ -210,9 +210,7 @@ KSU_EXPORT int kshark_data_plugin_initializer(struct kshark_data_stream *stream)
 		if (s->ids[i] < 0)
 			goto none;
 	}
-	/* trace-cmd record -T, options/userstacktrace: entries of the event before them */
-	s->stack_entry_ids[0] = kshark_find_event_id(stream, "ftrace/kernel_stack");
-	s->stack_entry_ids[1] = kshark_find_event_id(stream, "ftrace/user_stack");
+	ksu_nocookie_init(s);
 	s->file_id_off = ksu_file_id_offset(stream);
 	s->frames_off = ksu_frames_offset(stream);
 	s->common_end = ksu_common_end(stream, s->ids[KSU_COOKIE]);

@@ -2,7 +2,7 @@
 /*
  * kshark-data-test: the plugin's data interface in libkshark, without X.
  *
- *   kshark-data-test PLUGIN.so MULTI.dat SAMPLE.dat [CUT.dat [LONG.dat]]
+ *   kshark-data-test PLUGIN.so MULTI.dat SAMPLE.dat [CUT.dat [LONG.dat [REPEATS.dat]]]
  *
  * MULTI.dat has a top buffer with the stacks of the committed fixture and
  * an instance "lost" with the same records but no user_unwind_stack entry
@@ -25,8 +25,12 @@
  * (make-buffers-fixture.py --repeat): the plugin stitches as far as lookups
  * need, so the Info of the first rows must not stitch the whole trace (the
  * plugin's log says when it did), that of the last rows must; and after a
- * reload, asked the other way round, every Info must be the same. Prints
- * PASS:/FAIL: lines.
+ * reload, asked the other way round, every Info must be the same.
+ * REPEATS.dat has a func_repeats entry after each event and stack entry of
+ * the fixture, of the same task: an ftrace entry without a cookie, whose
+ * Info stays as without the plugin, and the getppid events keep their
+ * chains, also a fifth one after the first stack entry, its func_repeats
+ * entry and the first cookie entry again. Prints PASS:/FAIL: lines.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -309,6 +313,59 @@ out:
 	unlink(log);
 }
 
+/*
+ * The fixture with a func_repeats entry of the task after each of its
+ * events and stack entries: ftrace writes no cookie for such an entry, so
+ * it must show no user stack and move its task on to no other one. The
+ * five getppid events keep their chains: the fixture's four, and one after
+ * the task work's cookie entry again, which follows the first stack entry
+ * (with the task's next cookie) and a func_repeats entry.
+ */
+static void check_nocookie(const char *so, const char *path)
+{
+	size_t repeats = 0, same = 0, getppid = 0, chains = 0;
+	struct kshark_entry **rows = NULL;
+	struct kshark_context *ctx = NULL;
+	char why[512] = "", why2[512] = "";
+	char **before, **with;
+	ssize_t n = 0, j;
+	const char *info;
+	int sd;
+
+	sd = kshark_instance(&ctx) ? kshark_open(ctx, path) : -1;
+	if (sd < 0) {
+		result("func_repeats entries", 0, "cannot open it");
+		return;
+	}
+	n = load(ctx, &rows, n);
+	before = infos_of(rows, n);
+	attach_plugin(ctx, sd, so);
+	n = load(ctx, &rows, n);
+	with = infos_of(rows, n);
+	for (j = 0; before && with && j < n; j++) {
+		info = strchr(strchr(with[j], '|') + 1, '|') + 1;
+		if (strstr(with[j], "|ftrace/func_repeats|")) {
+			repeats++;
+			same += !strcmp(with[j], before[j]);
+			if (strcmp(with[j], before[j]) && !why[0])
+				snprintf(why, sizeof(why), "'%s'", with[j]);
+		} else if (strstr(with[j], "_getppid|")) {
+			getppid++;
+			chains += has_chain(info);
+			if (!has_chain(info) && !why2[0])
+				snprintf(why2, sizeof(why2), "event %zu: '%s'", getppid - 1, with[j]);
+		}
+	}
+	result("func_repeats entries between a task's events (no cookie): Info as without the plugin",
+	       repeats >= 6 && same == repeats, why[0] ? why : "too few of them");
+	result("func_repeats entries between a task's events: its 5 getppid events with their chains",
+	       getppid == 5 && chains == 5, why2[0] ? why2 : "not 5 of them");
+	infos_free(before);
+	infos_free(with);
+	rows_free(rows, n);
+	kshark_free(ctx);
+}
+
 int main(int argc, char **argv)
 {
 	int top = -1, lost_sd = -1, sample = -1, sd, *ids, i, n_init = 0, streams;
@@ -321,9 +378,9 @@ int main(int argc, char **argv)
 	char why[512] = "";
 	ssize_t n = 0, j;
 
-	if (argc < 4 || argc > 6) {
-		fprintf(stderr,
-			"usage: kshark-data-test PLUGIN.so MULTI.dat SAMPLE.dat [CUT.dat [LONG.dat]]\n");
+	if (argc < 4 || argc > 7) {
+		fprintf(stderr, "usage: kshark-data-test PLUGIN.so MULTI.dat SAMPLE.dat "
+			"[CUT.dat [LONG.dat [REPEATS.dat]]]\n");
 		return 2;
 	}
 	if (!kshark_instance(&ctx))
@@ -437,5 +494,7 @@ int main(int argc, char **argv)
 		check_alone(argv[1], argv[4], 1);
 	if (argc >= 6)
 		check_order(argv[1], argv[5]);
+	if (argc >= 7)
+		check_nocookie(argv[1], argv[6]);
 	return failed;
 }

@@ -14,7 +14,11 @@
 # taking turns on two CPUs (each run's last stack entry on the next CPU),
 # the Info of the first rows stitches the first records only, that of the
 # last rows the whole trace, every Info is the same asked the other way
-# round, and every getppid event has its chain.
+# round, and every getppid event has its chain. In the fixture with a
+# func_repeats entry (ftrace's, without a cookie) after each event and stack
+# entry of its task, those entries' Info stays as without the plugin and
+# every getppid event keeps its chain, also one after the task work's cookie
+# entry again, past such an entry that followed the cookie's stack entry.
 # Then the same under valgrind: no error, nothing of the plugin leaked.
 . "$(dirname "$0")/../lib/result.sh"
 . "$(dirname "$0")/../lib/kshark.sh"
@@ -25,8 +29,48 @@ python3 "$USTACK_TOP/tests/fixtures/make-buffers-fixture.py" "$work/v6.dat" "$wo
 	--top cut || fail "kshark data interface" "could not make the fixture with cut cookie entries"
 python3 "$USTACK_TOP/tests/fixtures/make-buffers-fixture.py" "$work/v6.dat" "$work/long.dat" \
 	--repeat 2000 --turns || fail "kshark data interface" "could not make the repeated fixture"
+# The fixture with a func_repeats entry of the task after each of its events
+# and stack entries: an ftrace entry that carries no cookie (the helper's
+# reader and encoder; the entry as 6.12 has it). After the first stack
+# entry, which gives the task its next cookie, the task work's cookie entry
+# again and an event of it: that event still has the stack of that cookie.
+python3 - "$USTACK_TOP/tests/fixtures/make-buffers-fixture.py" "$work/v6.dat" \
+	"$work/repeats.dat" <<'PY' || fail "kshark data interface" "could not make the func_repeats fixture"
+import importlib.util
+import struct
+import sys
+
+spec = importlib.util.spec_from_file_location("fixture", sys.argv[1])
+fx = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(fx)
+src = fx.parse_source(sys.argv[2])
+rid = fx.ustack_ids(src, "func_repeats\n").pop()
+cid = fx.ustack_ids(src, "user_unwind_cookie\n").pop()
+sid = fx.ustack_ids(src, "user_unwind_stack\n").pop()
+fid = fx.ustack_ids(src, "user_unwind_file\n").pop()
+# ip, parent_ip, count, top_delta_ts, bottom_delta_ts
+repeats = struct.pack("<QQHHI", 0xffffffff81000c08, 0xffffffff81000410, 3, 0, 100)
+cpus = []
+for recs in src["records"]:
+    out, cookie, event, again = [], None, None, True
+    for ts, pl in recs:
+        out.append((ts, pl))
+        t = int.from_bytes(pl[0:2], "little")
+        if t == cid:
+            cookie = pl
+        elif t not in (sid, fid):
+            event = pl
+        if t in (cid, fid):
+            continue
+        out.append((ts + 1, struct.pack("<HBB", rid, 0, 0) + pl[4:8] + repeats))
+        if t == sid and again and cookie and event:
+            out += [(ts + 2, cookie), (ts + 3, event)]
+            again = False
+    cpus.append(fx.encode_cpu(out, src["page_size"]))
+fx.write(src, sys.argv[3], [(b"", cpus)], False)
+PY
 "$KS_DIR/kshark-data-test" "$KS_PLUGIN" "$work/multi.dat" "$KS_SAMPLE" "$work/cut.dat" \
-	"$work/long.dat" 2>"$work/stderr"
+	"$work/long.dat" "$work/repeats.dat" 2>"$work/stderr"
 rc=$?
 [ $rc = 0 ] || [ $rc = 1 ] || fail "kshark-data-test" "exited $rc: $(tail -n 3 "$work/stderr")"
 
@@ -37,7 +81,8 @@ else
 	valgrind --error-exitcode=9 --leak-check=full --show-leak-kinds=definite \
 		--errors-for-leak-kinds=none \
 		--num-callers=30 "$KS_DIR/kshark-data-test" "$KS_PLUGIN" \
-		"$work/multi.dat" "$KS_SAMPLE" "$work/cut.dat" "$work/long.dat" >"$work/vg.out" \
+		"$work/multi.dat" "$KS_SAMPLE" "$work/cut.dat" "$work/long.dat" \
+		"$work/repeats.dat" >"$work/vg.out" \
 		2>"$work/vg.err"
 	rc=$?
 	leaks=$(awk '/definitely lost in loss record/ { rec = 1; plugin = 0; next }
