@@ -66,25 +66,28 @@ static bool up_line_same(const struct up_line *line, const struct ustack_frame *
 
 /*
  * The text of a frame: with the symbolizer and a process, a frame in no file
- * is looked up in the process's perf map, which only a stack (it has a pid)
- * is printed with: a stack of that one frame. Return: its length; -1 with
- * errno.
+ * is named from the process's perf map (ustack_symbolizer_lookup_addr()), as
+ * ustack_stack_format() names it in a stack; ustack_frame_format() knows no
+ * process. Not found there, or a name longer than @size: the frame as
+ * ustack_frame_format() prints it (its address). Return: its length; -1
+ * with errno (the lookup failed).
  */
 static int up_line_format(struct up_lines *lines, const struct ustack_frame *frame, int pid,
 			  char *buf, size_t size)
 {
-	struct ustack_stack one = { .pid = pid, .nr = 1, .frames = frame };
+	unsigned int flags = frame->flags & USTACK_FRAME_RETURN ? USTACK_LOOKUP_RETURN : 0;
+	struct ustack_symbol symbol;
 	int len;
 
 	if (frame->file_id || pid < 0 || !lines->sym)
 		return ustack_frame_format(frame, lines->sym, buf, size);
-	/* "  => text\n" */
-	len = ustack_stack_format(&one, lines->sym, buf, size);
-	if (len < 0 || (size_t)len >= size || len < 5 || buf[len - 1] != '\n')
-		return len < 0 ? -1 : ustack_frame_format(frame, lines->sym, buf, size);
-	len -= 5 + 1;
-	memmove(buf, buf + 5, len);
-	buf[len] = '\0';
+	if (ustack_symbolizer_lookup_addr(lines->sym, pid, frame->offset, flags, &symbol))
+		return -1;
+	if (!symbol.resolved)
+		return ustack_frame_format(frame, lines->sym, buf, size);
+	len = ustack_symbol_format(&symbol, buf, size);
+	if (len >= 0 && (size_t)len >= size)
+		return ustack_frame_format(frame, lines->sym, buf, size);
 	return len;
 }
 
