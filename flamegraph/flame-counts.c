@@ -2,7 +2,8 @@
 /*
  * Folded lines and their counts: a hash table of distinct lines, so that a
  * trace of millions of events with a few hundred different stacks keeps a
- * few hundred strings. Folded text read from a file goes into it too.
+ * few hundred strings. Folded text read from a file goes into it too. The
+ * table is libtracefs-ext's (ustack-hash.c), each line a node of it.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -11,56 +12,27 @@
 
 #include "flame.h"
 
+/* The chains of a table at its first line; it doubles as it fills (ustack-hash.c). */
+#define FLAME_COUNTS_MIN	256
+
 /* FNV-1a: the lines differ mostly at their ends, every byte counts */
-static size_t flame_hash(const char *text, size_t len)
+static unsigned long long flame_hash(const char *text, size_t len)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		h ^= (unsigned char)text[i];
-		h *= 0x100000001b3ULL;
-	}
-	return (size_t)h;
+	return ustack_hash_bytes(USTACK_HASH_START, text, len);
 }
 
-static struct flame_line *flame_counts_slot(struct flame_line *slots, size_t nr_slots,
-					    const char *text, size_t len)
+static struct flame_line *flame_counts_lookup(const struct flame_counts *fc, const char *text,
+					      size_t len, unsigned long long hash)
 {
-	size_t i = flame_hash(text, len) & (nr_slots - 1);
+	struct ustack_hnode *n;
+	struct flame_line *l;
 
-	while (slots[i].text) {
-		if (!strncmp(slots[i].text, text, len) && !slots[i].text[len])
-			break;
-		i = (i + 1) & (nr_slots - 1);
+	for (n = ustack_htable_chain(&fc->table, hash); n; n = n->next) {
+		l = ustack_hnode_entry(n, struct flame_line, node);
+		if (n->hash == hash && l->len == len && !memcmp(l->text, text, len))
+			return l;
 	}
-	return &slots[i];
-}
-
-/* Twice the slots, the lines moved over; the table stays at most half full. */
-static int flame_counts_grow(struct flame_counts *fc)
-{
-	size_t nr = fc->nr_slots ? 2 * fc->nr_slots : 256;
-	struct flame_line *slots, *to;
-	size_t i;
-
-	if (nr > SIZE_MAX / sizeof(*slots)) {
-		errno = ENOMEM;
-		return -1;
-	}
-	slots = calloc(nr, sizeof(*slots));
-	if (!slots)
-		return -1;
-	for (i = 0; i < fc->nr_slots; i++) {
-		if (!fc->slots[i].text)
-			continue;
-		to = flame_counts_slot(slots, nr, fc->slots[i].text, strlen(fc->slots[i].text));
-		*to = fc->slots[i];
-	}
-	free(fc->slots);
-	fc->slots = slots;
-	fc->nr_slots = nr;
-	return 0;
+	return NULL;
 }
 
 /**
@@ -76,22 +48,36 @@ static int flame_counts_grow(struct flame_counts *fc)
 int flame_counts_add(struct flame_counts *fc, const char *line, size_t len,
 		     unsigned long long count)
 {
-	struct flame_line *slot;
+	unsigned long long hash = flame_hash(line, len);
+	struct flame_line *l;
 
 	if (!len || fc->total + count < fc->total) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (2 * (fc->nr + 1) > fc->nr_slots && flame_counts_grow(fc))
-		return -1;
-	slot = flame_counts_slot(fc->slots, fc->nr_slots, line, len);
-	if (!slot->text) {
-		slot->text = strndup(line, len);
-		if (!slot->text)
+	if (!fc->table.min)
+		ustack_htable_init(&fc->table, FLAME_COUNTS_MIN);
+	l = flame_counts_lookup(fc, line, len, hash);
+	if (!l) {
+		if (len > SIZE_MAX - sizeof(*l) - 1) {
+			errno = ENOMEM;
 			return -1;
+		}
+		l = malloc(sizeof(*l) + len + 1);
+		if (!l)
+			return -1;
+		l->node.hash = hash;
+		l->count = 0;
+		l->len = len;
+		memcpy(l->text, line, len);
+		l->text[len] = '\0';
+		if (ustack_htable_add(&fc->table, &l->node)) {
+			free(l);
+			return -1;
+		}
 		fc->nr++;
 	}
-	slot->count += count;
+	l->count += count;
 	fc->total += count;
 	return 0;
 }
@@ -114,12 +100,7 @@ static int flame_line_cmp(const void *a, const void *b)
  */
 struct flame_line *flame_counts_find(const struct flame_counts *fc, const char *line, size_t len)
 {
-	struct flame_line *slot;
-
-	if (!fc->nr_slots)
-		return NULL;
-	slot = flame_counts_slot(fc->slots, fc->nr_slots, line, len);
-	return slot->text ? slot : NULL;
+	return flame_counts_lookup(fc, line, len, flame_hash(line, len));
 }
 
 /**
@@ -132,15 +113,18 @@ struct flame_line *flame_counts_find(const struct flame_counts *fc, const char *
  */
 struct flame_line **flame_counts_sorted(const struct flame_counts *fc)
 {
+	const struct ustack_htable *t = &fc->table;
 	struct flame_line **lines;
+	struct ustack_hnode *node;
 	size_t i, n = 0;
 
 	lines = malloc((fc->nr ? fc->nr : 1) * sizeof(*lines));
 	if (!lines)
 		return NULL;
-	for (i = 0; i < fc->nr_slots; i++) {
-		if (fc->slots[i].text)
-			lines[n++] = &fc->slots[i];
+	/* every chain: the table has no walk of its own but ustack_htable_take_all() */
+	for (i = 0; i < t->size; i++) {
+		for (node = t->chains[i]; node; node = node->next)
+			lines[n++] = ustack_hnode_entry(node, struct flame_line, node);
 	}
 	qsort(lines, n, sizeof(*lines), flame_line_cmp);
 	return lines;
@@ -152,10 +136,12 @@ struct flame_line **flame_counts_sorted(const struct flame_counts *fc)
  */
 void flame_counts_free(struct flame_counts *fc)
 {
-	size_t i;
+	struct ustack_hnode *n, *next;
 
-	for (i = 0; i < fc->nr_slots; i++)
-		free(fc->slots[i].text);
-	free(fc->slots);
+	for (n = ustack_htable_take_all(&fc->table); n; n = next) {
+		next = n->next;
+		free(ustack_hnode_entry(n, struct flame_line, node));
+	}
+	ustack_htable_release(&fc->table);
 	memset(fc, 0, sizeof(*fc));
 }

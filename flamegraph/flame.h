@@ -16,17 +16,21 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <ustack.h>
+/* libtracefs-ext's hash table: hidden in the library, linked in statically here */
+#include <ustack-hash.h>
 
 /* ---- flame-counts.c: folded lines "a;b;c" with their counts ---- */
 
+/* A distinct line, in the table by the hash of its text */
 struct flame_line {
-	char			*text;
+	struct ustack_hnode	node;
 	unsigned long long	count;
+	size_t			len;		/* of text */
+	char			text[];
 };
 
 struct flame_counts {
-	struct flame_line	*slots;		/* open addressing, NULL text: free */
-	size_t			nr_slots;	/* a power of two */
+	struct ustack_htable	table;		/* the lines; set up at the first add */
 	size_t			nr;		/* distinct lines */
 	unsigned long long	total;		/* sum of the counts */
 };
