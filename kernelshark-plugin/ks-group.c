@@ -8,46 +8,43 @@
  *
  * The stitcher makes a stack per kernel entry, so equal stacks of different
  * entries are different objects: a group is found by a hash of its frames,
- * then compared frame by frame.
+ * then compared frame by frame, in libtracefs-ext's hash table
+ * (ustack-hash.c, hidden in the library, linked in statically here).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <ustack-hash.h>
+
 #include "ks-ustack.h"
 
-struct ksu_table {
-	size_t	*slots;		/* index + 1 into the groups; 0: empty */
-	size_t	mask;
+/* The chains of the table at its first group; it doubles as it fills. */
+#define KSU_GROUPS_MIN	256
+
+/* A group in the table: the groups array moves as it grows, the node does not. */
+struct ksu_group_node {
+	struct ustack_hnode	node;
+	size_t			index;		/* into the groups */
 };
 
-static uint64_t ksu_hash_mix(uint64_t h, uint64_t v)
+static unsigned long long ksu_group_hash(int pid, enum ustack_state state,
+					 enum ustack_lost lost, const struct ustack_stack *stack)
 {
-	h ^= v;
-	h *= 0x100000001b3ULL;
-	return h;
-}
-
-static uint64_t ksu_group_hash(int pid, enum ustack_state state, enum ustack_lost lost,
-			       const struct ustack_stack *stack)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
+	unsigned long long key[3] = { (unsigned int)pid, state, lost };
+	unsigned long long h = ustack_hash_bytes(USTACK_HASH_START, key, sizeof(key));
 	const struct ustack_frame *f;
-	const char *p;
 	unsigned int i;
 
-	h = ksu_hash_mix(h, (unsigned int)pid);
-	h = ksu_hash_mix(h, state);
-	h = ksu_hash_mix(h, lost);
 	if (!stack)
 		return h;
-	h = ksu_hash_mix(h, stack->flags);
+	h = ustack_hash_bytes(h, &stack->flags, sizeof(stack->flags));
 	for (i = 0; i < stack->nr; i++) {
 		f = ustack_stack_frame(stack, i);
-		h = ksu_hash_mix(h, f->offset);
-		for (p = f->path; p && *p; p++)
-			h = ksu_hash_mix(h, (unsigned char)*p);
+		h = ustack_hash_bytes(h, &f->offset, sizeof(f->offset));
+		if (f->path)
+			h = ustack_hash_bytes(h, f->path, strlen(f->path));
 	}
 	return h;
 }
@@ -82,22 +79,31 @@ static bool ksu_group_is(const struct ksu_group *g, int pid, enum ustack_state s
 	       ksu_same_stack(g->stack, stack);
 }
 
-static int ksu_table_grow(struct ksu_table *t, const struct ksu_groups *g, uint64_t *hashes)
+/* The group of an event, if the table has it */
+static struct ksu_group *ksu_group_find(const struct ustack_htable *t, struct ksu_groups *out,
+					unsigned long long hash, int pid, enum ustack_state state,
+					enum ustack_lost lost, const struct ustack_stack *stack)
 {
-	size_t n = t->mask ? 2 * (t->mask + 1) : 256, i, j;
-	size_t *slots = calloc(n, sizeof(*slots));
+	struct ksu_group_node *gn;
+	struct ustack_hnode *n;
 
-	if (!slots)
-		return -1;
-	for (i = 0; i < g->nr; i++) {
-		for (j = hashes[i] & (n - 1); slots[j]; j = (j + 1) & (n - 1))
-			;
-		slots[j] = i + 1;
+	for (n = ustack_htable_chain(t, hash); n; n = n->next) {
+		gn = ustack_hnode_entry(n, struct ksu_group_node, node);
+		if (n->hash == hash && ksu_group_is(&out->groups[gn->index], pid, state, lost, stack))
+			return &out->groups[gn->index];
 	}
-	free(t->slots);
-	t->slots = slots;
-	t->mask = n - 1;
-	return 0;
+	return NULL;
+}
+
+static void ksu_table_free(struct ustack_htable *t)
+{
+	struct ustack_hnode *n, *next;
+
+	for (n = ustack_htable_take_all(t); n; n = next) {
+		next = n->next;
+		free(ustack_hnode_entry(n, struct ksu_group_node, node));
+	}
+	ustack_htable_release(t);
 }
 
 /* Most frequent first; equal counts in time order. */
@@ -142,16 +148,16 @@ int ksu_group_entries(struct kshark_entry **rows, size_t n, int64_t min, int64_t
 		      int pid, struct ksu_groups *out)
 {
 	const struct ustack_stack *stack;
-	struct ksu_table t = { 0 };
-	uint64_t *hashes = NULL, h;
+	struct ksu_group_node *gn;
 	enum ustack_state state;
+	struct ustack_htable t;
 	enum ustack_lost lost;
 	struct ksu_group *g;
-	size_t alloc = 0, i, j;
+	size_t alloc = 0, i;
+	unsigned long long h;
 
 	memset(out, 0, sizeof(*out));
-	if (ksu_table_grow(&t, out, hashes))
-		return -1;
+	ustack_htable_init(&t, KSU_GROUPS_MIN);
 	for (i = ksu_first_row(rows, n, min); i < n && rows[i]->ts <= max; i++) {
 		if (pid >= 0 && rows[i]->pid != pid)
 			continue;
@@ -161,51 +167,47 @@ int ksu_group_entries(struct kshark_entry **rows, size_t n, int64_t min, int64_t
 			continue;
 		out->events++;
 		h = ksu_group_hash(rows[i]->pid, state, lost, stack);
-		for (j = h & t.mask; t.slots[j]; j = (j + 1) & t.mask) {
-			g = &out->groups[t.slots[j] - 1];
-			if (ksu_group_is(g, rows[i]->pid, state, lost, stack))
-				break;
-		}
-		if (t.slots[j]) {
-			out->groups[t.slots[j] - 1].count++;
+		g = ksu_group_find(&t, out, h, rows[i]->pid, state, lost, stack);
+		if (g) {
+			g->count++;
 			ustack_stack_put(stack);
 			continue;
 		}
 		if (out->nr == alloc) {
 			alloc = alloc ? 2 * alloc : 64;
 			g = realloc(out->groups, alloc * sizeof(*g));
-			uint64_t *nh = realloc(hashes, alloc * sizeof(*nh));
-
-			if (nh)
-				hashes = nh;
-			if (g)
-				out->groups = g;
-			if (!g || !nh) {
+			if (!g) {
 				ustack_stack_put(stack);
 				goto nomem;
 			}
+			out->groups = g;
 		}
-		g = &out->groups[out->nr];
+		gn = malloc(sizeof(*gn));
+		if (!gn) {
+			ustack_stack_put(stack);
+			goto nomem;
+		}
+		gn->node.hash = h;
+		gn->index = out->nr;
+		if (ustack_htable_add(&t, &gn->node)) {
+			free(gn);
+			ustack_stack_put(stack);
+			goto nomem;
+		}
+		g = &out->groups[out->nr++];
 		g->stack = stack;
 		g->state = state;
 		g->lost = lost;
 		g->pid = rows[i]->pid;
 		g->count = 1;
 		g->first = rows[i];
-		hashes[out->nr] = h;
-		t.slots[j] = ++out->nr;
-		/* at most half full */
-		if (2 * out->nr > t.mask && ksu_table_grow(&t, out, hashes))
-			goto nomem;
 	}
-	free(t.slots);
-	free(hashes);
+	ksu_table_free(&t);
 	if (out->nr)
 		qsort(out->groups, out->nr, sizeof(*out->groups), ksu_group_cmp);
 	return 0;
 nomem:
-	free(t.slots);
-	free(hashes);
+	ksu_table_free(&t);
 	ksu_groups_free(out);
 	errno = ENOMEM;
 	return -1;
