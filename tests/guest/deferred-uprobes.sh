@@ -4,7 +4,8 @@
 # out of line (XOL): the topmost frame is the probed address, not the XOL
 # slot, and the frame rule of the prologue it is in holds. A uretprobe:
 # the walk finds the uprobe trampoline where a return address was; the
-# stack has the original return address instead.
+# stack has the original return address instead, with frame pointers and
+# with SFrame.
 # kernels: normal debug
 # timeout: 300
 . "$(dirname "$0")/../lib/result.sh"
@@ -63,6 +64,30 @@ if echo "r:ustack_ret $LIB:$off" > $T/uprobe_events; then
 	echo > $T/uprobe_events
 else
 	fail "uretprobe: a uretprobe at $LIB:$off"
+fi
+
+# 3. The same uretprobe in the library built with SFrame and without frame
+# pointers (review 2026-11-28, N6): the trampoline's page has no rules, so
+# the walk must put the return address back before it looks the caller's
+# frame up; it fell back to frame pointers there, and rbp is any register
+# in that code.
+SLIB=$USTACK_PROGS/sframe/libustack-sample.so
+off=$(OFFSET_LIB=$SLIB lib_offset ustack_lib_inner)
+trace_clear
+if [ -z "$off" ]; then
+	fail "uretprobe, SFrame: ustack_lib_inner in $SLIB"
+elif echo "r:ustack_ret $SLIB:$off" > $T/uprobe_events; then
+	tw $T/events/uprobes/ustack_ret/enable 1
+	tw $T/events/syscalls/sys_enter_getppid/enable 1
+	tw $T/options/user_stacktrace_deferred 1
+	SAMPLE=$USTACK_PROGS/sframe/ustack-sample traced_sample 3
+	got=$(probe_stacks "sys_getppid(")
+	check "uretprobe, SFrame: 3 getppid calls, each with exactly $CHAIN ($got)" \
+		test "$got" = "3 $CHAIN"
+	tw $T/events/uprobes/ustack_ret/enable 0
+	echo > $T/uprobe_events
+else
+	fail "uretprobe, SFrame: a uretprobe at $SLIB:$off"
 fi
 trace_clear
 finish

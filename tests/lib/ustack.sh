@@ -135,7 +135,7 @@ open_gate() { echo go > /tmp/gate; }
 # lib_offset SYMBOL [DELTA]: the file offset of SYMBOL + DELTA in
 # libustack-sample.so, through the LOAD segment that holds it.
 lib_offset() {
-	local lib=$USTACK_PROGS/libustack-sample.so vaddr addr typ o v p fsz msz rest
+	local lib=${OFFSET_LIB:-$USTACK_PROGS/libustack-sample.so} vaddr addr typ o v p fsz msz rest
 
 	vaddr=$(nm "$lib" | awk -v s="$1" '$3 == s {print $1}')
 	[ -n "$vaddr" ] || return 1
