@@ -8,7 +8,8 @@
  * in its file and printing it costs far more than finding the line again, so
  * the lines are kept in a table of UP_LINES slots, one line per slot (a new
  * line in a taken slot replaces the one there): the memory stays bounded
- * whatever the trace.
+ * whatever the trace. A cache, not libtracefs-ext's hash table, which keeps
+ * all it is given; the slot is found with its hash of numbers.
  *
  * A line is found again by what made it: the file id, the offset, the
  * frame's flags (a return address is looked up as the call before it), and
@@ -27,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ustack-hash.h>
+
 #include "ustack-plugin.h"
 
 struct up_line {
@@ -42,12 +45,12 @@ struct up_line {
 	char			text[];
 };
 
+_Static_assert(!(UP_LINES & (UP_LINES - 1)), "UP_LINES is a power of two");
+
+/* The slot of a frame: by its file id and offset, hashed as libtracefs-ext hashes numbers. */
 static size_t up_line_hash(const struct ustack_frame *frame)
 {
-	unsigned long long h = frame->offset * 0x9e3779b97f4a7c15ULL;
-
-	h ^= (unsigned long long)frame->file_id * 0xc2b2ae3d27d4eb4fULL;
-	return (h ^ (h >> 31)) % UP_LINES;
+	return ustack_hash_int(ustack_hash_int(frame->file_id) ^ frame->offset) & (UP_LINES - 1);
 }
 
 static bool up_line_same(const struct up_line *line, const struct ustack_frame *frame, int pid)

@@ -14,13 +14,18 @@
  * id, the offset, and the path and build-id pointers (the file entry of the
  * stitcher) are equal, with no string compared. A text not found is made of
  * the lines of its frames, which are symbolized once and kept for the
- * stacks of later entries (ustack-lines.c).
+ * stacks of later entries (ustack-lines.c). The cache has a slot per hash
+ * and forgets a text when another takes its slot: its memory is bounded,
+ * which libtracefs-ext's hash table (ustack-hash.c) is not; the hash is
+ * the library's (ustack_hash_int()).
  */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <ustack-hash.h>
 
 #include "ustack-plugin.h"
 
@@ -147,19 +152,24 @@ static struct up_text *up_text_make(struct up_texts *texts, const struct ustack_
 	return text;
 }
 
-/* Where a stack's text is in the cache: by its frames and their files. */
+_Static_assert(!(UP_TEXT_CACHE & (UP_TEXT_CACHE - 1)), "UP_TEXT_CACHE is a power of two");
+
+/*
+ * Where a stack's text is in the cache: by its frames and their files, each
+ * frame mixed in with libtracefs-ext's hash of numbers.
+ */
 static unsigned int up_text_slot(const struct ustack_stack *stack)
 {
-	unsigned long long h = stack->nr ^ ((unsigned long long)stack->flags << 32);
+	unsigned long long h = ustack_hash_int(stack->nr ^ ((unsigned long long)stack->flags << 32));
 	const struct ustack_frame *f;
 	unsigned int i;
 
 	for (i = 0; i < stack->nr; i++) {
 		f = ustack_stack_frame(stack, i);
-		h ^= f->offset ^ ((unsigned long long)f->file_id << 48) ^ (uintptr_t)f->path;
-		h *= 0x9e3779b97f4a7c15ULL;
+		h = ustack_hash_int(h ^ f->offset ^ ((unsigned long long)f->file_id << 48) ^
+				    (uintptr_t)f->path);
 	}
-	return (h ^ (h >> 32)) % UP_TEXT_CACHE;
+	return h & (UP_TEXT_CACHE - 1);
 }
 
 /*
