@@ -15,10 +15,12 @@
 /* The chains of a table at its first line; it doubles as it fills (ustack-hash.c). */
 #define FLAME_COUNTS_MIN	256
 
-/* FNV-1a: the lines differ mostly at their ends, every byte counts */
+/* FNV-1a: the lines differ mostly at their ends, every byte counts; folded (ustack-hash.h) */
 static unsigned long long flame_hash(const char *text, size_t len)
 {
-	return ustack_hash_bytes(USTACK_HASH_START, text, len);
+	unsigned long long h = ustack_hash_bytes(USTACK_HASH_START, text, len);
+
+	return h ^ (h >> 32);
 }
 
 static struct flame_line *flame_counts_lookup(const struct flame_counts *fc, const char *text,

@@ -29,6 +29,7 @@ struct ksu_group_node {
 	size_t			index;		/* into the groups */
 };
 
+/* FNV-1a over what makes a group, folded (ustack-hash.h) */
 static unsigned long long ksu_group_hash(int pid, enum ustack_state state,
 					 enum ustack_lost lost, const struct ustack_stack *stack)
 {
@@ -38,7 +39,7 @@ static unsigned long long ksu_group_hash(int pid, enum ustack_state state,
 	unsigned int i;
 
 	if (!stack)
-		return h;
+		return h ^ (h >> 32);
 	h = ustack_hash_bytes(h, &stack->flags, sizeof(stack->flags));
 	for (i = 0; i < stack->nr; i++) {
 		f = ustack_stack_frame(stack, i);
@@ -46,7 +47,7 @@ static unsigned long long ksu_group_hash(int pid, enum ustack_state state,
 		if (f->path)
 			h = ustack_hash_bytes(h, f->path, strlen(f->path));
 	}
-	return h;
+	return h ^ (h >> 32);
 }
 
 static bool ksu_same_path(const char *a, const char *b)
