@@ -379,8 +379,8 @@ int main(int argc, char **argv)
 	ssize_t n = 0, j;
 
 	if (argc < 4 || argc > 7) {
-		fprintf(stderr, "usage: kshark-data-test PLUGIN.so MULTI.dat SAMPLE.dat "
-			"[CUT.dat [LONG.dat [REPEATS.dat]]]\n");
+		fprintf(stderr,
+			"usage: kshark-data-test PLUGIN.so MULTI.dat SAMPLE.dat [CUT.dat [LONG.dat [REPEATS.dat]]]\n");
 		return 2;
 	}
 	if (!kshark_instance(&ctx))
