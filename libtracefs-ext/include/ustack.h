@@ -331,6 +331,9 @@ int ustack_stitcher_flush(struct ustack_stitcher *st);
 int ustack_stitcher_get_stat(struct ustack_stitcher *st, enum ustack_stat what, unsigned int index,
 			     unsigned long long *value);
 
+/* ustack-records.c: the kernel's rule of which events carry a cookie (LIBTRACEFS_EXT_1.1) */
+int ustack_stitcher_event_has_cookie(const struct ustack_stitcher *st, int id);
+
 /* ustack-trace-open.c: a trace.dat file opened as trace-cmd report opens it */
 struct tracecmd_input *ustack_trace_open(const char *file, int flags);
 const char *ustack_trace_strerror(int err);

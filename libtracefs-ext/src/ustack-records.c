@@ -140,6 +140,46 @@ void ustack_formats_add_nocookie(struct ustack_formats *fmt, int id)
 	fmt->nr_nocookie++;
 }
 
+/**
+ * ustack_stitcher_event_has_cookie - whether the events of an id carry a cookie
+ * @st: the stitcher
+ * @id: the event's id (its common_type: tep_event.id, a KernelShark entry's
+ *	event_id, the "ID:" line of its format file)
+ *
+ * The rule ustack_stitcher_add() applies to the records it is given, for a
+ * caller that feeds events by their parts (ustack_stitcher_add_event(),
+ * which takes no id) and must leave out those that carry none. Every event
+ * carries the cookie its CPU's cookie entry names for its task, but the
+ * entries of the system ftrace other than function, funcgraph_entry,
+ * funcgraph_exit, print, raw_data, bprint and bputs (kernel_stack,
+ * func_repeats, hwlat, ...), and the three user_unwind_* entries, which are
+ * the cookies and stacks themselves.
+ *
+ * It is the rule of the event, not of the trace: in a trace of a kernel
+ * without the option no event has a cookie entry to take one from. A
+ * stitcher of a tep knows the ftrace entries by their formats; one of a
+ * layout only those the layout named (ustack_layout_set_event()). An id it
+ * does not know is an event that carries a cookie, as ustack_stitcher_add()
+ * takes it. Nothing of the stitcher changes: a call between feeds is fine.
+ *
+ * Return: 1 when the events of @id carry a cookie, 0 when they carry none;
+ * -1 with errno EINVAL (@st NULL, @id negative).
+ */
+int ustack_stitcher_event_has_cookie(const struct ustack_stitcher *st, int id)
+{
+	const struct ustack_formats *fmt;
+
+	if (!st || id < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	fmt = &st->fmt;
+	/* -1 when the stitcher has none of the three: never an id */
+	if (id == fmt->cookie_id || id == fmt->stack_id || id == fmt->file_id)
+		return 0;
+	return !ustack_is_nocookie(fmt, id);
+}
+
 /* The ftrace entries of the tep that carry no cookie. */
 static void ustack_formats_nocookie(struct ustack_formats *fmt)
 {
@@ -186,7 +226,7 @@ size_t ustack_page_room(struct tep_handle *tep, int page)
  *
  * A tep without the three events (a trace from a kernel without the option)
  * is fine: the ids are then -1 and every record reads as another event.
- * With them, the ids of the ftrace entries that carry no cookie are kept.
+ * The ids of the ftrace entries that carry no cookie are kept in any case.
  *
  * Return: 0; -1 with errno EPROTO when the tep has the events, but not all
  * three, or not with the fields the stitcher reads.
@@ -216,8 +256,8 @@ int ustack_formats_init(struct ustack_formats *fmt, struct tep_handle *tep)
 		errno = EPROTO;
 		return -1;
 	}
-	if (fmt->cookie_id >= 0)
-		ustack_formats_nocookie(fmt);
+	/* a trace without the option too: ustack_stitcher_event_has_cookie() tells the rule */
+	ustack_formats_nocookie(fmt);
 	return 0;
 }
 

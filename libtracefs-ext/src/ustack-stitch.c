@@ -188,7 +188,8 @@ int ustack_stitcher_add_data(struct ustack_stitcher *st, int cpu, unsigned long 
  * make or read. The three entries themselves are fed as records
  * (ustack_stitcher_add(), ustack_stitcher_add_data()). The ftrace entries
  * that carry no cookie (kernel_stack, func_repeats, ...: see
- * ustack_stitcher_add()) are not fed: nothing here says which event it is.
+ * ustack_stitcher_add()) are not fed: nothing here says which event it is;
+ * ustack_stitcher_event_has_cookie() says which ids they are.
  *
  * Return: 0; -1 with errno EINVAL (@st NULL, without an index or with a
  * callback, @cpu negative or too large, @pos before the CPU's last event's)

@@ -93,6 +93,7 @@ static void test_exports(void)
 {
 	static const char * const api[] = {
 		"ustack_stack_nr_frames", "ustack_stack_frame", "ustack_lost_name",
+		"ustack_stitcher_event_has_cookie",
 	};
 	void *lib = dlopen(UTEST_SO_PATH, RTLD_NOW | RTLD_LOCAL);
 	unsigned int i;

@@ -261,6 +261,11 @@ static void test_layout_nocookie(void)
 	ustack_layout_free(layout);
 	if (!UT_CHECK(st, "alloc: %s", strerror(errno)))
 		return;
+	/* the rule by id: the entries named, the three; func_repeats is not named */
+	UT_CHECK(ustack_stitcher_event_has_cookie(st, UT_ID_KSTACK) == 0, "kernel_stack: a cookie");
+	UT_CHECK(ustack_stitcher_event_has_cookie(st, UT_ID_STACK) == 0, "user_unwind_stack");
+	UT_CHECK(ustack_stitcher_event_has_cookie(st, UT_ID_REPEATS) == 1, "func_repeats: none");
+	UT_CHECK(ustack_stitcher_event_has_cookie(st, UT_ID_GETPPID) == 1, "getppid: none");
 	size = ut_rec_cookie(buf, P, K1);
 	ustack_stitcher_add_data(st, 0, 1000, 0, buf, size, false);
 	size = ut_rec_kernel_stack(buf, P, 1, kstack, 1);

@@ -5,6 +5,7 @@
  * cookie entry. The tests pick next cookies the way the kernel makes them
  * (NEXT()), but the stitcher only compares cookies.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "trace-env.h"
@@ -266,6 +267,54 @@ static void test_no_cookie_entries(void)
 	ut_end(&t);
 }
 
+/*
+ * The rule of test_no_cookie_entries asked by id: the ftrace entries without
+ * a cookie and the three carry none, function, print and tracepoints carry
+ * one; the same in a trace without the option (the rule of the event).
+ */
+static void test_event_has_cookie(void)
+{
+	static const struct {
+		int	id;
+		int	want;
+	} ids[] = {
+		{ UT_ID_FUNCTION, 1 }, { UT_ID_KSTACK, 0 }, { UT_ID_PRINT, 1 },
+		{ UT_ID_REPEATS, 0 }, { UT_ID_COOKIE, 0 }, { UT_ID_STACK, 0 }, { UT_ID_FILE, 0 },
+		{ UT_ID_GETPPID, 1 }, { 0, 1 }, { 65535, 1 },
+	};
+	static const enum ut_formats which[] = { UT_FORMATS_ALL, UT_FORMATS_NO_USTACK };
+	struct ustack_stitcher *st;
+	struct tep_handle *tep;
+	unsigned int i, j;
+	int got;
+
+	for (i = 0; i < UT_ARRAY_SIZE(which); i++) {
+		tep = utest_tep(which[i]);
+		st = tep ? ustack_stitcher_alloc(tep, 0, ut_callback, NULL) : NULL;
+		if (!UT_CHECK(st, "formats %u: %s", which[i], strerror(errno))) {
+			tep_free(tep);
+			continue;
+		}
+		for (j = 0; j < UT_ARRAY_SIZE(ids); j++) {
+			/* without the option, the three are ids of no event */
+			if (which[i] == UT_FORMATS_NO_USTACK &&
+			    ids[j].id >= UT_ID_COOKIE && ids[j].id <= UT_ID_FILE)
+				continue;
+			got = ustack_stitcher_event_has_cookie(st, ids[j].id);
+			UT_CHECK(got == ids[j].want, "formats %u, id %d: %d, want %d", which[i],
+				 ids[j].id, got, ids[j].want);
+		}
+		errno = 0;
+		UT_CHECK(ustack_stitcher_event_has_cookie(st, -1) == -1 && errno == EINVAL,
+			 "id -1: errno %d", errno);
+		ustack_stitcher_free(st);
+		tep_free(tep);
+	}
+	errno = 0;
+	UT_CHECK(ustack_stitcher_event_has_cookie(NULL, UT_ID_FUNCTION) == -1 && errno == EINVAL,
+		 "NULL stitcher: errno %d", errno);
+}
+
 void utest_stitch_next_register(void)
 {
 	CU_pSuite suite = CU_add_suite(SUITE, NULL, NULL);
@@ -280,4 +329,5 @@ void utest_stitch_next_register(void)
 	CU_add_test(suite, "no_next", test_no_next);
 	CU_add_test(suite, "any_next", test_any_next);
 	CU_add_test(suite, "no_cookie_entries", test_no_cookie_entries);
+	CU_add_test(suite, "event_has_cookie", test_event_has_cookie);
 }
