@@ -210,7 +210,6 @@ KSU_EXPORT int kshark_data_plugin_initializer(struct kshark_data_stream *stream)
 		if (s->ids[i] < 0)
 			goto none;
 	}
-	ksu_nocookie_init(s);
 	s->file_id_off = ksu_file_id_offset(stream);
 	s->frames_off = ksu_frames_offset(stream);
 	s->common_end = ksu_common_end(stream, s->ids[KSU_COOKIE]);

@@ -19,10 +19,12 @@
  * merged by time, as KernelShark merges them into its rows; the three
  * entries as their copied records, every other event by what its entry
  * holds: CPU, pid and offset (ustack_stitcher_add_event(), no record made
- * or read). No record is read twice; each chunk of copies is freed once
- * read, so the stacks made take its place. What stays is the index, about
- * 32 bytes per run of events of a kernel entry, each run sharing the one
- * stack of its entry, and stacks alike sharing their frames.
+ * or read), but the ftrace entries that carry no cookie, which the stitcher
+ * names by id (ustack_stitcher_event_has_cookie()). No record is read twice;
+ * each chunk of copies is freed once read, so the stacks made take its
+ * place. What stays is the index, about 32 bytes per run of events of a
+ * kernel entry, each run sharing the one stack of its entry, and stacks
+ * alike sharing their frames.
  *
  * An entry is looked up by its CPU, pid and offset. A KS_EVENT_OVERFLOW
  * entry (events missed on its CPU) marks the next record of its CPU as
@@ -54,84 +56,15 @@ static int ksu_kind_of(const struct ksu_stream *s, int event_id)
 }
 
 /*
- * The entries of the system "ftrace" the kernel writes the cookie entry for,
- * as for every event under events/; its others (kernel_stack, user_stack,
- * func_repeats, hwlat, osnoise, timerlat, ...) carry none. This is the rule
- * of ustack_stitcher_add(), which applies it to the records it is given;
- * ustack_stitcher_add_event() takes no event id and leaves those entries to
- * its caller (ustack-stitcher(3)), and libtracefs-ext has no call that says
- * it of an id: the list is kept here, the plugin's only copy of it.
- */
-static const char * const ksu_cookie_entries[] = {
-	"function", "funcgraph_entry", "funcgraph_exit", "print", "raw_data", "bprint", "bputs",
-	"user_unwind_cookie", "user_unwind_stack", "user_unwind_file",
-};
-
-static bool ksu_carries_cookie(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(ksu_cookie_entries) / sizeof(ksu_cookie_entries[0]); i++) {
-		if (!strcmp(name, ksu_cookie_entries[i]))
-			return true;
-	}
-	return false;
-}
-
-/**
- * ksu_nocookie_init - find the ftrace entries of a stream that carry no cookie
- * @s: the stream's state
- *
- * Their ids, sorted, in @s->nocookie; past KSU_NOCOOKIE_MAX of them, the
- * others are fed as events.
- */
-void ksu_nocookie_init(struct ksu_stream *s)
-{
-	struct tep_handle *tep = kshark_get_tep(s->stream);
-	int i, j, nr = tep ? tep_get_events_count(tep) : 0;
-	struct tep_event *event;
-
-	s->nr_nocookie = 0;
-	for (i = 0; i < nr && s->nr_nocookie < KSU_NOCOOKIE_MAX; i++) {
-		event = tep_get_event(tep, i);
-		if (!event || !event->system || !event->name || strcmp(event->system, "ftrace") ||
-		    ksu_carries_cookie(event->name))
-			continue;
-		for (j = s->nr_nocookie; j > 0 && s->nocookie[j - 1] > event->id; j--)
-			s->nocookie[j] = s->nocookie[j - 1];
-		s->nocookie[j] = event->id;
-		s->nr_nocookie++;
-	}
-}
-
-static bool ksu_is_nocookie(const struct ksu_stream *s, int id)
-{
-	int lo = 0, hi = s->nr_nocookie, mid;
-
-	if (!hi || id < s->nocookie[0] || id > s->nocookie[hi - 1])
-		return false;
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (s->nocookie[mid] == id)
-			return true;
-		if (s->nocookie[mid] < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
-}
-
-/*
  * An event that may carry a stack: not a custom entry, not one of the three,
  * not an ftrace entry without a cookie (kernel_stack, func_repeats, ...: fed,
  * it would take the cookie its CPU names for its task, show that stack, and
- * could move the task on to its next cookie).
+ * could move the task on to its next cookie). The stitcher knows the rule
+ * (ustack_stitcher_event_has_cookie()); @s->st is there after a load.
  */
 static bool ksu_is_event(const struct ksu_stream *s, const struct kshark_entry *entry)
 {
-	return entry->event_id >= 0 && ksu_kind_of(s, entry->event_id) < 0 &&
-	       !ksu_is_nocookie(s, entry->event_id);
+	return entry->event_id >= 0 && ustack_stitcher_event_has_cookie(s->st, entry->event_id) > 0;
 }
 
 /* The copied record of an entry of the three: the CPU's next one, if it is that entry's. */
@@ -287,9 +220,6 @@ static int ksu_feed(struct ksu_stream *s, const struct kshark_entry *e)
 		return 0;
 	}
 	w->fed[cpu] = e->offset;
-	/* no cookie: left out, as ustack_stitcher_add() leaves it (missed stays for the next) */
-	if (ksu_is_nocookie(s, e->event_id))
-		return 0;
 	if (ksu_kind_of(s, e->event_id) >= 0) {
 		r = ksu_rec_of(s, e);
 		if (!r) {
@@ -302,9 +232,12 @@ static int ksu_feed(struct ksu_stream *s, const struct kshark_entry *e)
 			return 0;
 		err = ustack_stitcher_add_data(s->st, cpu, e->ts, e->offset, r->data, r->size,
 					       w->missed[cpu] || r->missed);
-	} else {
+	} else if (ustack_stitcher_event_has_cookie(s->st, e->event_id) > 0) {
 		/* any other event: its entry has all the stitcher reads of it */
 		err = ustack_stitcher_add_event(s->st, cpu, e->pid, e->offset, w->missed[cpu]);
+	} else {
+		/* no cookie: left out, as ustack_stitcher_add() leaves it (missed stays for the next) */
+		return 0;
 	}
 	if (err && errno == ENOMEM)
 		return -1;

@@ -25,9 +25,6 @@ extern "C" {
 /* The CPUs a stream may have (NR_CPUS is at most 8192) */
 #define KSU_CPU_MAX	8192
 
-/* The ftrace entries without a cookie a stream may have (6.12 has 11) */
-#define KSU_NOCOOKIE_MAX	64
-
 /* The three entries of the kernel's deferred user stacks */
 enum ksu_kind {
 	KSU_COOKIE,
@@ -118,9 +115,6 @@ struct ksu_walk {
  * @file_id_off: where user_unwind_file's id is in its records; -1: not known
  * @frames_off: where user_unwind_stack's frames are in its records; -1: not known
  * @common_end: the bytes a record needs for its common_type and common_pid
- * @nocookie: the ids of the ftrace entries that carry no cookie (kernel_stack,
- *	user_stack, func_repeats, ...), sorted: not fed, no stack of their own
- * @nr_nocookie: how many
  * @cpus: their records per CPU, kept until the stitching has read them
  * @nr_cpus: the size of @cpus
  * @collect_failed: a copy failed for want of memory: no stacks this load
@@ -141,8 +135,6 @@ struct ksu_stream {
 	int				file_id_off;
 	int				frames_off;
 	uint32_t			common_end;
-	int				nocookie[KSU_NOCOOKIE_MAX];
-	int				nr_nocookie;
 	struct ksu_cpu_recs		*cpus;
 	int				nr_cpus;
 	bool				collect_failed;
@@ -172,7 +164,6 @@ KSU_HIDDEN bool ksu_file_id(const struct ksu_stream *s, const unsigned char *dat
 KSU_HIDDEN void ksu_collect_free(struct ksu_stream *s);
 
 /* ks-stitch.c: the stacks stitched as far as lookups need, looked up by entry */
-KSU_HIDDEN void ksu_nocookie_init(struct ksu_stream *s);
 KSU_HIDDEN void ksu_walk_free(struct ksu_stream *s);
 KSU_HIDDEN ssize_t ksu_load_entries(struct kshark_data_stream *stream,
 				    struct kshark_context *ctx, struct kshark_entry ***rows);
