@@ -30,45 +30,12 @@ python3 "$USTACK_TOP/tests/fixtures/make-buffers-fixture.py" "$work/v6.dat" "$wo
 python3 "$USTACK_TOP/tests/fixtures/make-buffers-fixture.py" "$work/v6.dat" "$work/long.dat" \
 	--repeat 2000 --turns || fail "kshark data interface" "could not make the repeated fixture"
 # The fixture with a func_repeats entry of the task after each of its events
-# and stack entries: an ftrace entry that carries no cookie (the helper's
-# reader and encoder; the entry as 6.12 has it). After the first stack
-# entry, which gives the task its next cookie, the task work's cookie entry
-# again and an event of it: that event still has the stack of that cookie.
-python3 - "$USTACK_TOP/tests/fixtures/make-buffers-fixture.py" "$work/v6.dat" \
-	"$work/repeats.dat" <<'PY' || fail "kshark data interface" "could not make the func_repeats fixture"
-import importlib.util
-import struct
-import sys
-
-spec = importlib.util.spec_from_file_location("fixture", sys.argv[1])
-fx = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(fx)
-src = fx.parse_source(sys.argv[2])
-rid = fx.ustack_ids(src, "func_repeats\n").pop()
-cid = fx.ustack_ids(src, "user_unwind_cookie\n").pop()
-sid = fx.ustack_ids(src, "user_unwind_stack\n").pop()
-fid = fx.ustack_ids(src, "user_unwind_file\n").pop()
-# ip, parent_ip, count, top_delta_ts, bottom_delta_ts
-repeats = struct.pack("<QQHHI", 0xffffffff81000c08, 0xffffffff81000410, 3, 0, 100)
-cpus = []
-for recs in src["records"]:
-    out, cookie, event, again = [], None, None, True
-    for ts, pl in recs:
-        out.append((ts, pl))
-        t = int.from_bytes(pl[0:2], "little")
-        if t == cid:
-            cookie = pl
-        elif t not in (sid, fid):
-            event = pl
-        if t in (cid, fid):
-            continue
-        out.append((ts + 1, struct.pack("<HBB", rid, 0, 0) + pl[4:8] + repeats))
-        if t == sid and again and cookie and event:
-            out += [(ts + 2, cookie), (ts + 3, event)]
-            again = False
-    cpus.append(fx.encode_cpu(out, src["page_size"]))
-fx.write(src, sys.argv[3], [(b"", cpus)], False)
-PY
+# and stack entries, an ftrace entry that carries no cookie, and after the
+# first stack entry, which gives the task its next cookie, the task work's
+# cookie entry again and an event of it: that event still has the stack of
+# that cookie (tests/fixtures/make-repeats-fixture.py).
+python3 "$USTACK_TOP/tests/fixtures/make-repeats-fixture.py" "$work/v6.dat" "$work/repeats.dat" ||
+	fail "kshark data interface" "could not make the func_repeats fixture"
 "$KS_DIR/kshark-data-test" "$KS_PLUGIN" "$work/multi.dat" "$KS_SAMPLE" "$work/cut.dat" \
 	"$work/long.dat" "$work/repeats.dat" 2>"$work/stderr"
 rc=$?

@@ -7,7 +7,9 @@
 # (ustack-sample's 2 getppid calls; 4 events, each with the same 7 frames):
 # each buffer holds them with their stacks ("stacks"), without their
 # user_unwind_* entries ("nostacks") or nothing ("empty"), shifted in time.
-# Version 6 as written, and version 7 (zstd) through trace-cmd convert.
+# Version 6 as written, and version 7 (zstd) through trace-cmd convert. And
+# a trace with ftrace func_repeats entries, which carry no cookie, among the
+# events (tests/fixtures/make-repeats-fixture.py): no stack of their own.
 . "$(dirname "$0")/../lib/result.sh"
 . "$(dirname "$0")/../lib/plugin.sh"
 
@@ -152,6 +154,23 @@ report -O ustack_stats -i "$work/two.v7.dat" > /dev/null
 check "ustack_stats: one line per buffer read ahead, by name" \
 	test "$(grep -c '^plugin_ustack: one: 4 events, 4 with a stack' "$work/stderr")" = 1 -a \
 	"$(grep -c '^plugin_ustack: two: 4 events, 0 with a stack' "$work/stderr")" = 1
+
+# ftrace's func_repeats entries carry no cookie (tests/fixtures/make-repeats-fixture.py,
+# as kshark-data.sh has them): one after each event and stack entry of the
+# task, and after the first stack entry the task work's cookie entry again
+# with its event again. No stack under those entries; every event keeps its
+# own, the one after the cookie entry again too (a func_repeats entry given
+# the stack entry's next cookie would move the task on past it).
+if python3 "$FX/make-repeats-fixture.py" "$work/src.dat" "$work/repeats.dat"; then
+	report -O ustack_nosym -i "$work/repeats.dat" > "$work/repeats"
+	check "func_repeats: no stack under any of its 6 entries" \
+		test "$(awk '/^ => / { if (rep) n++; next } { rep = / func_repeats: / }
+			     rep { r++ } END { print r + 0, n + 0 }' "$work/repeats")" = "6 0"
+	check "func_repeats: the 5 getppid events, before and after them, keep their stacks" \
+		expect "$work/repeats" "top 5 0"
+else
+	fail "func_repeats fixture made" "tests/fixtures/make-repeats-fixture.py failed"
+fi
 
 if command -v valgrind >/dev/null; then
 	if TRACEEVENT_PLUGIN_DIR=$PLUGIN_DIR valgrind -q --error-exitcode=99 \
