@@ -236,7 +236,7 @@ static int ksu_feed(struct ksu_stream *s, const struct kshark_entry *e)
 		/* any other event: its entry has all the stitcher reads of it */
 		err = ustack_stitcher_add_event(s->st, cpu, e->pid, e->offset, w->missed[cpu]);
 	} else {
-		/* no cookie: left out, as ustack_stitcher_add() leaves it (missed stays for the next) */
+		/* no cookie: not fed, as ustack_stitcher_add() leaves it out; missed is kept */
 		return 0;
 	}
 	if (err && errno == ENOMEM)
