@@ -145,7 +145,7 @@ $(PROGS)/ustack-mmaplock: $(PROG_SRC)/mmaplock.c
 	$(Q)$(CC) $(PROG_CFLAGS) -fPIE -pie -pthread -o $@ $<
 
 # Signals sent and returned from by raw system calls of its own.
-$(PROGS)/ustack-sigret: $(PROG_SRC)/sigret.c
+$(PROGS)/ustack-sigret: $(PROG_SRC)/sigret.c $(PROG_SRC)/raw-signal.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PROG_CFLAGS) -fPIE -pie -o $@ $<
 
@@ -155,7 +155,7 @@ $(PROGS)/ustack-marker: $(PROG_SRC)/marker.c $(PROG_SRC)/raw-syscall.h
 	$(Q)$(CC) $(PROG_CFLAGS) -fPIE -pie -o $@ $<
 
 # Signals delivered in a wait of its own, and a system call in the handler.
-$(PROGS)/ustack-sigdeliver: $(PROG_SRC)/sigdeliver.c
+$(PROGS)/ustack-sigdeliver: $(PROG_SRC)/sigdeliver.c $(PROG_SRC)/raw-signal.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PROG_CFLAGS) -fPIE -pie -o $@ $<
 
@@ -228,7 +228,7 @@ $(PROGS)/sframe/ustack-bench: $(PROG_SRC)/bench.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(SFRAME_CFLAGS) -fPIE -pie -o $@ $<
 
-$(PROGS)/sframe/ustack-sigdeliver: $(PROG_SRC)/sigdeliver.c
+$(PROGS)/sframe/ustack-sigdeliver: $(PROG_SRC)/sigdeliver.c $(PROG_SRC)/raw-signal.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(SFRAME_CFLAGS) -fPIE -pie -o $@ $<
 

@@ -23,6 +23,8 @@
 #include <string.h>
 #include <sys/time.h>
 
+#include "raw-signal.h"
+
 long ustack_pause(void);
 long ustack_getppid(void);
 void ustack_restorer(void);
@@ -60,21 +62,7 @@ asm(".text\n"
     "	ret\n"
     "	.cfi_endproc\n"
     ".size ustack_getppid, .-ustack_getppid\n"
-    ".globl ustack_restorer\n"
-    ".type ustack_restorer, @function\n"
-    "ustack_restorer:\n"
-    "	mov $15, %eax\n"
-    "	syscall\n"
-    "	hlt\n"
-    ".size ustack_restorer, .-ustack_restorer\n");
-
-/* the kernel's struct sigaction for rt_sigaction on x86-64 */
-struct ustack_ksigaction {
-	void		(*handler)(int);
-	unsigned long	flags;
-	void		(*restorer)(void);
-	unsigned long	mask;
-};
+    USTACK_RESTORER_ASM("ustack_restorer"));
 
 static volatile int ustack_caught;
 
@@ -97,17 +85,10 @@ __attribute__((noinline)) void ustack_wait(void)
 
 int main(void)
 {
-	struct ustack_ksigaction sa = {
-		.handler = ustack_handler,
-		.flags = 0x04000000,	/* SA_RESTORER */
-		.restorer = ustack_restorer,
-	};
-	register long sigsetsize asm("r10") = 8;
 	struct itimerval it;
 	long i;
 
-	asm volatile("syscall" : "=a"(i) : "0"(13L), "D"((long)SIGALRM), "S"(&sa), "d"(0L),
-		     "r"(sigsetsize) : "rcx", "r11", "memory");
+	i = ustack_rt_sigaction(SIGALRM, ustack_handler, ustack_restorer);
 	if (i) {
 		printf("ustack-sigdeliver: rt_sigaction: %ld\n", i);
 		return 1;

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "raw-signal.h"
+
 long ustack_sigkill(long pid, long sig);
 void ustack_restorer(void);
 
@@ -27,21 +29,7 @@ asm(".text\n"
     "	pop %rbp\n"
     "	ret\n"
     ".size ustack_sigkill, .-ustack_sigkill\n"
-    ".globl ustack_restorer\n"
-    ".type ustack_restorer, @function\n"
-    "ustack_restorer:\n"
-    "	mov $15, %eax\n"
-    "	syscall\n"
-    "	hlt\n"
-    ".size ustack_restorer, .-ustack_restorer\n");
-
-/* the kernel's struct sigaction for rt_sigaction on x86-64 */
-struct ustack_ksigaction {
-	void		(*handler)(int);
-	unsigned long	flags;
-	void		(*restorer)(void);
-	unsigned long	mask;
-};
+    USTACK_RESTORER_ASM("ustack_restorer"));
 
 static volatile int ustack_caught;
 
@@ -52,16 +40,9 @@ static void ustack_handler(int sig)
 
 int main(void)
 {
-	struct ustack_ksigaction sa = {
-		.handler = ustack_handler,
-		.flags = 0x04000000,	/* SA_RESTORER */
-		.restorer = ustack_restorer,
-	};
-	register long sigsetsize asm("r10") = 8;
 	long i;
 
-	asm volatile("syscall" : "=a"(i) : "0"(13L), "D"((long)SIGUSR1), "S"(&sa), "d"(0L),
-		     "r"(sigsetsize) : "rcx", "r11", "memory");
+	i = ustack_rt_sigaction(SIGUSR1, ustack_handler, ustack_restorer);
 	if (i) {
 		printf("ustack-sigret: rt_sigaction: %ld\n", i);
 		return 1;
