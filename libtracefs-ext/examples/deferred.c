@@ -15,12 +15,18 @@
 #include <tracefs.h>
 #include <ustack.h>
 
+static const char usage_text[] = "usage: deferred [-t TRACING_DIR] [-i INSTANCE] [on|off]\n";
+
 int main(int argc, char **argv)
 {
 	struct tracefs_instance *instance = NULL;
 	const char *tracing_dir = NULL, *name = NULL;
 	int opt, ret;
 
+	if (argc > 1 && !strcmp(argv[1], "--help")) {
+		fputs(usage_text, stdout);
+		return 0;
+	}
 	while ((opt = getopt(argc, argv, "t:i:")) != -1) {
 		switch (opt) {
 		case 't':
@@ -78,6 +84,6 @@ int main(int argc, char **argv)
 	return ret < 0 ? 1 : 0;
 
 usage:
-	fprintf(stderr, "usage: deferred [-t TRACING_DIR] [-i INSTANCE] [on|off]\n");
+	fputs(usage_text, stderr);
 	return 2;
 }

@@ -124,6 +124,8 @@ static const char *trace_error(int err)
 	return ustack_trace_strerror(err) ?: strerror(err);
 }
 
+static const char usage_text[] = "usage: fold [-a|-p] [-K] [-n] [-d DEBUGDIR] [-s SYSROOT] TRACE.dat\n";
+
 int main(int argc, char **argv)
 {
 	const char *debug_dir = NULL, *sysroot = NULL;
@@ -134,6 +136,10 @@ int main(int argc, char **argv)
 	int opt, ret = -1;
 	size_t i;
 
+	if (argc > 1 && !strcmp(argv[1], "--help")) {
+		fputs(usage_text, stdout);
+		return 0;
+	}
 	while ((opt = getopt(argc, argv, "apKnd:s:")) != -1) {
 		switch (opt) {
 		case 'a':
@@ -200,6 +206,6 @@ out:
 	return ret < 0 ? 1 : 0;
 
 usage:
-	fputs("usage: fold [-a|-p] [-K] [-n] [-d DEBUGDIR] [-s SYSROOT] TRACE.dat\n", stderr);
+	fputs(usage_text, stderr);
 	return 2;
 }

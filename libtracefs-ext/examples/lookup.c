@@ -113,6 +113,8 @@ static int print_row(struct tracecmd_input *handle, struct ustack_stitcher *st,
 	return 1;
 }
 
+static const char usage_text[] = "usage: lookup [-n] TRACE.dat\n";
+
 int main(int argc, char **argv)
 {
 	struct ustack_symbolizer *sym = NULL;
@@ -125,9 +127,13 @@ int main(int argc, char **argv)
 	const char *file;
 	int ret = 1;
 
+	if (argc == 2 && !strcmp(argv[1], "--help")) {
+		fputs(usage_text, stdout);
+		return 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "-n")) {
 		file = argv[2];
-	} else if (argc == 2) {
+	} else if (argc == 2 && argv[1][0] != '-') {
 		file = argv[1];
 		sym = ustack_symbolizer_alloc();
 		if (!sym) {
@@ -135,7 +141,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	} else {
-		fputs("usage: lookup [-n] TRACE.dat\n", stderr);
+		fputs(usage_text, stderr);
 		return 2;
 	}
 	trace_seq_init(&seq);

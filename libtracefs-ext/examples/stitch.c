@@ -234,6 +234,10 @@ static int stitch_file(const char *file, unsigned int flags, struct print_ctx *c
 	return ret;
 }
 
+static const char usage_text[] =
+	"usage: stitch [-r] [-n] [-f|-F] [-d DEBUGDIR] TRACE.dat\n"
+	"       stitch [-r] [-n] [-f|-F] [-d DEBUGDIR] [-t TRACING_DIR] -i INSTANCE\n";
+
 int main(int argc, char **argv)
 {
 	const char *debug_dir = NULL, *tracing_dir = NULL, *name = NULL;
@@ -244,6 +248,10 @@ int main(int argc, char **argv)
 	int opt, ret = -1;
 	size_t i;
 
+	if (argc > 1 && !strcmp(argv[1], "--help")) {
+		fputs(usage_text, stdout);
+		return 0;
+	}
 	while ((opt = getopt(argc, argv, "rnfFd:t:i:")) != -1) {
 		switch (opt) {
 		case 'f':
@@ -315,8 +323,6 @@ out:
 	return ret < 0 ? 1 : 0;
 
 usage:
-	fputs("usage: stitch [-r] [-n] [-f|-F] [-d DEBUGDIR] TRACE.dat\n"
-	      "       stitch [-r] [-n] [-f|-F] [-d DEBUGDIR] [-t TRACING_DIR] -i INSTANCE\n",
-	      stderr);
+	fputs(usage_text, stderr);
 	return 2;
 }

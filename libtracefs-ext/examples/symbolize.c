@@ -35,6 +35,9 @@ static int parse_build_id(const char *hex, unsigned char *id, size_t *size)
 	return 0;
 }
 
+static const char usage_text[] =
+	"usage: symbolize [-r] [-l] [-d DEBUGDIR] [-s SYSROOT] [-b BUILD-ID] FILE OFFSET...\n";
+
 int main(int argc, char **argv)
 {
 	unsigned char build_id[USTACK_BUILD_ID_MAX];
@@ -50,6 +53,10 @@ int main(int argc, char **argv)
 	char text[4096];
 	char *end;
 
+	if (argc > 1 && !strcmp(argv[1], "--help")) {
+		fputs(usage_text, stdout);
+		return 0;
+	}
 	while ((opt = getopt(argc, argv, "b:d:lrs:")) != -1) {
 		switch (opt) {
 		case 'b':
@@ -121,7 +128,6 @@ int main(int argc, char **argv)
 	return ret;
 
 usage:
-	fprintf(stderr, "usage: symbolize [-r] [-l] [-d DEBUGDIR] [-s SYSROOT] [-b BUILD-ID] "
-		"FILE OFFSET...\n");
+	fputs(usage_text, stderr);
 	return 2;
 }
