@@ -6,8 +6,10 @@
 #   make check-stress   make check with every core kept busy (STRESS_LOAD
 #                  busy loops, one per CPU by default): timing-dependent tests
 #   make demo      build everything and trace the sample program in a guest
-#   make install   install ustack-flame and ustack-sframe with their man pages
-#                  (DESTDIR, prefix)
+#   make install   the library, both plugins, the tools, man pages and bash
+#                  completion (DESTDIR, prefix=/usr/local; docs/packages.md)
+#   make deb       Debian packages of all that, into build/deb (docs/packages.md)
+#   make deb-kernel   the kernel's Debian package, into build/deb/kernel
 #   make kernel    build the patched guest kernel (DEBUG=1: the debug kernel)
 #   make perf      build tools/perf of the patched tree (build/perf/perf)
 #   make fuzz      run the libFuzzer targets, FUZZ_SECONDS (60) each
@@ -62,29 +64,49 @@ PROG_SRC    := tests/progs
 all: kernel perf progs libtracefs-ext trace-cmd-plugin kernelshark-plugin flamegraph sframe
 
 libtracefs-ext:
-	$(Q)$(LIBEXT)
+	+$(Q)$(LIBEXT)
 
 sframe:
-	$(Q)$(SFRAME) -s
+	+$(Q)$(SFRAME) -s
 
 sframe-mutate:
-	$(Q)$(SFRAME) mutate-long
+	+$(Q)$(SFRAME) mutate-long
 
 # The trace-cmd plugin links libtracefs-ext statically (it builds it first).
 trace-cmd-plugin: libtracefs-ext
-	$(Q)$(PLUGIN)
+	+$(Q)$(PLUGIN)
 
 # plugin-ustack.so for KernelShark (and its test programs); links libtracefs-ext statically.
 kernelshark-plugin: libtracefs-ext
-	$(Q)$(KSPLUGIN)
+	+$(Q)$(KSPLUGIN)
 
 # ustack-flame: trace.dat to folded, speedscope, perf text, SVG or HTML.
 flamegraph: libtracefs-ext
-	$(Q)$(FLAME)
+	+$(Q)$(FLAME)
 
-install: flamegraph sframe
-	$(Q)$(FLAME) install
-	$(Q)$(SFRAME) install
+# ---- install ----
+# Everything but the kernel: the library into the multiarch directory (its .pc
+# file names it), the trace-cmd plugin into libtraceevent's plugin directory
+# under that libdir and the KernelShark plugin into KernelShark's (with
+# prefix=/usr: where Debian's stock programs look), the tools, the man pages
+# and the bash completion. prefix=/usr/local, DESTDIR.
+prefix		?= /usr/local
+MULTIARCH	?= $(or $(DEB_HOST_MULTIARCH),$(shell dpkg-architecture -qDEB_HOST_MULTIARCH \
+			2>/dev/null || gcc -print-multiarch))
+libdir		?= $(prefix)/lib/$(MULTIARCH)
+bindir		?= $(prefix)/bin
+mandir		?= $(prefix)/share/man
+TRACEEVENT_PLUGINDIR ?= $(libdir)/traceevent/plugins
+KSHARK_PLUGINDIR ?= $(libdir)/kernelshark/plugins
+INSTALL_VARS	= DESTDIR=$(DESTDIR) prefix=$(prefix) libdir=$(libdir) bindir=$(bindir) \
+		  mandir=$(mandir)
+
+install: libtracefs-ext trace-cmd-plugin kernelshark-plugin flamegraph sframe
+	+$(Q)$(LIBEXT) $(INSTALL_VARS) install
+	+$(Q)$(PLUGIN) $(INSTALL_VARS) plugindir=$(TRACEEVENT_PLUGINDIR) install
+	+$(Q)$(KSPLUGIN) $(INSTALL_VARS) plugindir=$(KSHARK_PLUGINDIR) install
+	+$(Q)$(FLAME) $(INSTALL_VARS) install
+	+$(Q)$(SFRAME) $(INSTALL_VARS) install
 
 deps:
 	$(Q)scripts/deps.sh
@@ -245,7 +267,7 @@ SFRAME_REG_HDR := $(addprefix $(PROG_SRC)/,sframe-reg.h sframe-dev.h sample.h) s
 
 # libusf.a is sframe/'s: its own make decides whether it is up to date.
 $(BUILD)/sframe/libusf.a: FORCE
-	$(Q)$(SFRAME) -s
+	+$(Q)$(SFRAME) -s
 
 $(PROGS)/sframe/ustack-sframe-reg: $(SFRAME_REG_SRC) $(SFRAME_REG_HDR) \
 		$(PROGS)/sframe/libustack-sample.so $(BUILD)/sframe/libusf.a
@@ -313,11 +335,11 @@ check: deps
 	$(Q)$(MAKE) --no-print-directory kernel perf progs libtracefs-ext trace-cmd-plugin kernelshark-plugin \
 		flamegraph sframe DEBUG=
 	$(Q)if [ "$(DEBUG)" = 1 ]; then $(MAKE) --no-print-directory kernel DEBUG=1; fi
-	$(Q)$(LIBEXT) utest
-	$(Q)$(LIBEXT_ASAN) utest
-	$(Q)$(SFRAME) utest
-	$(Q)$(SFRAME_ASAN) utest
-	$(Q)$(FUZZ)
+	+$(Q)$(LIBEXT) utest
+	+$(Q)$(LIBEXT_ASAN) utest
+	+$(Q)$(SFRAME) utest
+	+$(Q)$(SFRAME_ASAN) utest
+	+$(Q)$(FUZZ)
 	$(Q)USTACK_DEBUG=$(DEBUG) tests/run.sh
 
 # make check under load (scripts/check-stress.sh): the build and every test
@@ -332,15 +354,15 @@ FUZZ         := $(MAKE) --no-print-directory -C tests/fuzz O=$(BUILD)/fuzz
 FUZZ_SECONDS ?= 60
 .PHONY: fuzz
 fuzz: deps
-	$(Q)$(FUZZ)
-	$(Q)$(FUZZ) run FUZZ_SECONDS=$(FUZZ_SECONDS)
+	+$(Q)$(FUZZ)
+	+$(Q)$(FUZZ) run FUZZ_SECONDS=$(FUZZ_SECONDS)
 
 # All of them at once for FUZZ_LONG_SECONDS, at the lowest CPU priority; a
 # finding goes into tests/fuzz/corpus and fails it (scripts/fuzz-long.sh).
 FUZZ_LONG_SECONDS ?= 3600
 .PHONY: fuzz-long
 fuzz-long: deps
-	$(Q)$(FUZZ)
+	+$(Q)$(FUZZ)
 	$(Q)scripts/fuzz-long.sh $(FUZZ_LONG_SECONDS)
 
 # The kernel's SFrame reader under corrupted sections, on the debug kernel
@@ -374,17 +396,17 @@ demo: deps
 	$(Q)scripts/demo.sh
 
 clean:
-	$(Q)$(LIBEXT) clean
-	$(Q)$(SFRAME) clean
-	$(Q)$(PLUGIN) clean
-	$(Q)$(KSPLUGIN) clean
-	$(Q)$(FLAME) clean
+	+$(Q)$(LIBEXT) clean
+	+$(Q)$(SFRAME) clean
+	+$(Q)$(PLUGIN) clean
+	+$(Q)$(KSPLUGIN) clean
+	+$(Q)$(FLAME) clean
 	$(Q)rm -rf $(PROGS) $(BUILD)/guest $(BUILD)/tests $(BUILD)/perf $(BUILD)/demo
 
 distclean:
-	$(Q)$(LIBEXT) clean
-	$(Q)$(SFRAME) clean
-	$(Q)$(PLUGIN) clean
-	$(Q)$(KSPLUGIN) clean
-	$(Q)$(FLAME) clean
+	+$(Q)$(LIBEXT) clean
+	+$(Q)$(SFRAME) clean
+	+$(Q)$(PLUGIN) clean
+	+$(Q)$(KSPLUGIN) clean
+	+$(Q)$(FLAME) clean
 	$(Q)rm -rf $(BUILD)
