@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -174,6 +175,43 @@ static int ustack_trace_why(int fd, const struct stat *st, int other)
 	return pos >= st->st_size ? ENODATA : other;
 }
 
+/* A stream's writes, dropped. */
+static ssize_t ustack_trace_drop(void *cookie, const char *buf, size_t size)
+{
+	(void)cookie;
+	(void)buf;
+	return size;
+}
+
+/*
+ * tracecmd_init_data() of libtracecmd (3.1.6) says "File possibly truncated.
+ * Need at least N, but file size is M." with printf(): on the program's
+ * standard output, in the middle of what a tool writes there (ustack-flame's
+ * folded lines to a pipe). Its failure is ENODATA here, which the caller says
+ * as it likes. For that call, stdout (a variable glibc lets a program set) is
+ * a stream that drops what it is given; the program's own stream, with what
+ * it holds unflushed, is put back untouched. A thread printing on stdout
+ * during the call loses that text: the man page says so.
+ */
+static int ustack_trace_init_data(struct tracecmd_input *handle)
+{
+	static const cookie_io_functions_t drop = { .write = ustack_trace_drop };
+	FILE *sink = fopencookie(NULL, "w", drop);
+	FILE *saved = stdout;
+	int ret, err;
+
+	if (sink)
+		stdout = sink;
+	ret = tracecmd_init_data(handle);
+	err = errno;
+	if (sink) {
+		stdout = saved;
+		fclose(sink);
+	}
+	errno = err;
+	return ret;
+}
+
 /**
  * ustack_trace_open - open a trace.dat file for reading its events
  * @file: the file's path
@@ -226,7 +264,7 @@ struct tracecmd_input *ustack_trace_open(const char *file, int flags)
 		return NULL;
 	}
 	errno = 0;
-	if (tracecmd_init_data(handle) < 0) {
+	if (ustack_trace_init_data(handle) < 0) {
 		/* its "File possibly truncated" check sets EINVAL */
 		err = errno == EINVAL ? ENODATA : ustack_trace_why(fd, &st, EBADMSG);
 		/* the handle cannot be closed: only its file is */

@@ -54,15 +54,12 @@ for at in 10 121; do
 	said "byte $at flipped" "$work/flip$at.dat: $damaged" "$work/flip$at.dat"
 done
 # a byte of the CPU data's options (review 2026-11-28 [3]): tracecmd_open()
-# of libtracecmd 3.1.6 crashed in its own error path; libtracecmd prints
-# "File possibly truncated" on stdout itself, so stdout is not checked
+# of libtracecmd 3.1.6 crashed in its own error path; libtracecmd printf()s
+# "File possibly truncated" on stdout, which ustack_trace_open() keeps out
+# of the output
 cp "$KS" "$work/hdr.dat"
 printf '\377' | dd of="$work/hdr.dat" bs=1 seek=8685 conv=notrunc status=none
-flame "$work/hdr.dat" > /dev/null 2> "$work/err"
-rc=$?
-check "byte 8685 flipped: exit 1, no signal ($rc)" test $rc = 1
-check "byte 8685 flipped: the file named ($(tail -n 1 "$work/err" | head -c 200))" \
-	test "$(tail -n 1 "$work/err")" = "ustack-flame: $work/hdr.dat: $truncated"
+said "byte 8685 flipped" "$work/hdr.dat: $truncated" "$work/hdr.dat"
 
 # -- filters that leave nothing, in every format; an older output is kept
 for f in folded perf speedscope svg html; do
