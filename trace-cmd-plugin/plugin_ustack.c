@@ -729,10 +729,11 @@ static void up_print_stats(struct up_plugin *plugin)
 		up_ahead_stats(ahead, &st, &queue, &reopens, &dropped);
 		fprintf(stderr, "plugin_ustack: %s%s%llu events, %llu with a stack, %llu lost, "
 			"%llu unknown; held at most %llu events (%llu bytes), queued at most %zu; "
-			"file opened again %llu times, %llu pages dropped\n",
+			"file opened again %llu times, %llu pages dropped; "
+			"%llu damaged records left out\n",
 			name ? name : "", name ? ": " : "", st.events,
 			st.stack, st.lost, st.unknown, st.peak_held, st.peak_held_bytes, queue,
-			reopens, dropped);
+			reopens, dropped, st.damaged);
 	}
 }
 

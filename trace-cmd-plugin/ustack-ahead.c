@@ -293,6 +293,7 @@ void up_ahead_stats(struct up_ahead *ahead, struct up_stats *stats,
 	ustack_stitcher_get_stat(st, USTACK_STAT_STATE, USTACK_STATE_STACK, &stats->stack);
 	ustack_stitcher_get_stat(st, USTACK_STAT_STATE, USTACK_STATE_LOST, &stats->lost);
 	ustack_stitcher_get_stat(st, USTACK_STAT_STATE, USTACK_STATE_UNKNOWN, &stats->unknown);
+	ustack_stitcher_get_stat(st, USTACK_STAT_MALFORMED, 0, &stats->damaged);
 	ustack_stitcher_get_stat(st, USTACK_STAT_PEAK_HELD, 0, &stats->peak_held);
 	ustack_stitcher_get_stat(st, USTACK_STAT_PEAK_HELD_BYTES, 0, &stats->peak_held_bytes);
 	*peak_queue = ahead->peak_queue;

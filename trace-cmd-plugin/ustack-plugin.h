@@ -258,6 +258,7 @@ struct up_stats {
 	unsigned long long	stack;
 	unsigned long long	lost;
 	unsigned long long	unknown;
+	unsigned long long	damaged;	/* records left out: longer than a page */
 	unsigned long long	peak_held;
 	unsigned long long	peak_held_bytes;
 };

@@ -95,6 +95,14 @@ struct up_reader *up_reader_open(const char *file, int buffer, unsigned long lon
 		goto fail;
 	rd->tep = tracecmd_get_tep(rd->handle);
 	tep_ref(rd->tep);
+	/*
+	 * libtracecmd keeps the file's page size to itself, and the stitcher
+	 * made on this tep bounds a record by it: a damaged length (kbuffer
+	 * does not check it against the page) is then left out, counted,
+	 * rather than copied from past the page and the file's mapping.
+	 */
+	if (tep_get_page_size(rd->tep) <= 0)
+		tep_set_page_size(rd->tep, tracecmd_page_size(rd->handle));
 	rd->nr_cpus = tracecmd_cpus(rd->handle);
 	if (rd->nr_cpus < 0)
 		rd->nr_cpus = 0;
