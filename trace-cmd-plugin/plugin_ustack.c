@@ -603,11 +603,6 @@ static bool up_plugin_follow(struct up_plugin *plugin, const struct up_cmdline *
 				"nothing done\n");
 		return false;
 	}
-	if (cmd->ts_option) {
-		fprintf(stderr, "plugin_ustack: --%s changes timestamps: no user stacks under "
-			"events\n", cmd->ts_option);
-		return true;
-	}
 	opts.raw = plugin->raw;
 	opts.window = up_opts.window;
 	opts.symbols = !up_opts.nosym;

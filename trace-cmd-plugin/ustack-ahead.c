@@ -14,6 +14,13 @@
  * shows) are dropped. The read-ahead only reads as far as the asked-for
  * event needs: until the stitcher hands it back.
  *
+ * A record is known by its CPU and its offset in the file, which both
+ * handles of the file give alike, never by its timestamp: report's options
+ * --ts-offset, --ts2secs, --align-ts and the like change the timestamps of
+ * report's records, not of the read-ahead's. The offsets of one CPU's
+ * records grow as its records go on: the read-ahead has read past a record
+ * once it read a later one of that CPU.
+ *
  * Memory: the stitcher holds a copy of every event from the oldest one whose
  * stack is awaited on, at most the window (option ustack_window) of events;
  * the queue holds at most what one record makes ready, so also at most the
@@ -34,8 +41,8 @@ struct up_ahead {
 	struct up_texts			texts;
 	int				nr_cpus;
 	bool				flushed;	/* the input ended */
-	unsigned long long		fed_ts;		/* the last record fed */
-	bool				fed_any;
+	/* per CPU: the offset of its last record fed, +1 (0: none yet) */
+	unsigned long long		*fed_end;
 	int				error;		/* errno of a failed step: stop */
 	/* handed back, not yet asked for: a ring of queue_size */
 	struct up_result		*queue;
@@ -145,8 +152,7 @@ static int up_ahead_feed(struct up_ahead *ahead)
 		ahead->error = errno ? errno : EIO;
 		return -1;
 	}
-	ahead->fed_ts = rec->ts;
-	ahead->fed_any = true;
+	ahead->fed_end[best] = rec->offset + 1;
 	ret = ustack_stitcher_add(ahead->st, rec, best);
 	tracecmd_free_record(rec);
 	if (ret < 0 && !ahead->error)
@@ -156,8 +162,14 @@ static int up_ahead_feed(struct up_ahead *ahead)
 
 static bool up_same(const struct up_result *res, const struct tep_record *record)
 {
-	return res->offset == record->offset && res->cpu == record->cpu &&
-	       res->ts == record->ts;
+	return res->offset == record->offset && res->cpu == record->cpu;
+}
+
+/* Has the read-ahead read a later record of @record's CPU? */
+static bool up_ahead_past(const struct up_ahead *ahead, const struct tep_record *record)
+{
+	return record->cpu >= 0 && record->cpu < ahead->nr_cpus &&
+	       ahead->fed_end[record->cpu] > record->offset + 1;
 }
 
 /**
@@ -166,8 +178,8 @@ static bool up_same(const struct up_result *res, const struct tep_record *record
  * @record: the record, as report has it
  *
  * Reads ahead until the stitcher hands @record back, or until it is clear
- * that it is not in the read-ahead's buffer: the input went past its
- * timestamp and no event is held, or the end was reached.
+ * that it is not in the read-ahead's buffer: the input went past it on its
+ * CPU and no event is held, or the end was reached.
  *
  * Return: the record's state (and stack text), valid until the next call;
  * NULL when the record is not known (or after an error).
@@ -181,17 +193,11 @@ const struct up_result *up_ahead_lookup(struct up_ahead *ahead, const struct tep
 	if (ahead->have_last && up_same(&ahead->last, record))
 		return &ahead->last;
 	while (!ahead->error) {
-		/* report went past these: filtered out, or in no buffer it printed */
-		while (ahead->queue_len && (res = up_queue_at(ahead, 0))->ts < record->ts &&
-		       !up_same(res, record))
-			up_queue_pop(ahead, NULL);
-		/* the rest of the queue starts with the ones of its timestamp */
 		for (i = 0; i < ahead->queue_len; i++) {
 			res = up_queue_at(ahead, i);
-			if (res->ts > record->ts)
-				return NULL;	/* handed back past it: not ours */
 			if (!up_same(res, record))
 				continue;
+			/* report went past these: filtered out, or in no buffer it printed */
 			while (i--)
 				up_queue_pop(ahead, NULL);
 			if (ahead->have_last)
@@ -202,7 +208,7 @@ const struct up_result *up_ahead_lookup(struct up_ahead *ahead, const struct tep
 		}
 		if (ahead->flushed)
 			return NULL;
-		if (ahead->fed_any && ahead->fed_ts > record->ts) {
+		if (up_ahead_past(ahead, record)) {
 			/* past it: it is ours only if the stitcher still holds it */
 			if (ustack_stitcher_get_stat(ahead->st, USTACK_STAT_HELD, 0, &held) ||
 			    !held)
@@ -245,6 +251,9 @@ struct up_ahead *up_ahead_open(const char *file, int buffer, const struct up_ahe
 	if (!ahead->st || ustack_stitcher_set_limits(ahead->st, 0, opts->window, 0))
 		goto fail;
 	ahead->nr_cpus = up_reader_cpus(ahead->rd);
+	ahead->fed_end = calloc(ahead->nr_cpus ? ahead->nr_cpus : 1, sizeof(*ahead->fed_end));
+	if (!ahead->fed_end)
+		goto fail;
 	return ahead;
 fail:
 	up_ahead_close(ahead);
@@ -316,5 +325,6 @@ void up_ahead_close(struct up_ahead *ahead)
 		up_result_release(&ahead->last);
 	up_reader_close(ahead->rd);
 	up_texts_clear(&ahead->texts);
+	free(ahead->fed_end);
 	free(ahead);
 }

@@ -19,11 +19,6 @@
 
 #include "ustack-plugin.h"
 
-/* Long options of "trace-cmd report" that change the timestamps of its records. */
-static const char * const up_ts_options[] = {
-	"--ts-offset", "--ts2secs", "--align-ts", "--raw-ts", "--nodate", NULL
-};
-
 static char *up_read_all(const char *path, size_t *len)
 {
 	size_t size = 4096;
@@ -68,15 +63,12 @@ fail:
  * @len: the bytes in @words
  *
  * @cmd->prog is the first word without its directory, @cmd->sub the second
- * ("" when there is none), @cmd->ts_option the first option after them
- * that changes timestamps (without its "--"), or NULL.
+ * ("" when there is none).
  */
 void up_cmdline_parse(struct up_cmdline *cmd, const char *words, size_t len)
 {
 	const char *end = words + len, *p, *slash;
-	const char * const *o;
 	int argn = 0;
-	size_t n;
 
 	memset(cmd, 0, sizeof(*cmd));
 	cmd->words = words;
@@ -89,17 +81,8 @@ void up_cmdline_parse(struct up_cmdline *cmd, const char *words, size_t len)
 			cmd->prog = slash ? slash + 1 : p;
 			continue;
 		}
-		if (argn == 1) {
-			cmd->sub = p;
-			continue;
-		}
-		if (!strcmp(p, "--"))
-			break;
-		for (o = up_ts_options; *o && !cmd->ts_option; o++) {
-			n = strlen(*o);
-			if (!strncmp(p, *o, n) && (p[n] == '\0' || p[n] == '='))
-				cmd->ts_option = *o + 2;
-		}
+		cmd->sub = p;
+		break;
 	}
 }
 

@@ -24,6 +24,7 @@
  */
 int tracecmd_cpus(struct tracecmd_input *handle);
 int tracecmd_is_buffer_instance(struct tracecmd_input *handle);
+int tracecmd_page_size(struct tracecmd_input *handle);
 struct tep_record *tracecmd_read_cpu_last(struct tracecmd_input *handle, int cpu);
 extern __thread struct tracecmd_input *tracecmd_curr_thread_handle;
 
@@ -47,7 +48,6 @@ struct up_cmdline {
 	size_t		len;		/* the bytes in words */
 	const char	*prog;		/* the program's name, without its directory */
 	const char	*sub;		/* its first argument ("report"); "" when none */
-	const char	*ts_option;	/* the first option changing timestamps; NULL: none */
 };
 
 void up_cmdline_parse(struct up_cmdline *cmd, const char *words, size_t len) __hidden;

@@ -149,6 +149,14 @@ else
 	skip "ustack_reopen_kb=1 on instances" "not built (ZPAGE_WORKAROUND=0)"
 fi
 
+# report's timestamps moved: each instance still matched to its buffer, the
+# same stacks (review [17]: records are known by CPU and offset)
+report -O ustack_nosym -i "$work/two.v7.dat" > "$work/plain"
+report -O ustack_nosym -i "$work/two.v7.dat" --ts-offset 7 > "$work/out"
+check "--ts-offset: the same stacks under each instance's events" \
+	test "$(grep -c '^ => ' "$work/out")" -gt 0 -a \
+	"$(sed 's/^.*[0-9]: //' "$work/out" | md5sum)" = "$(sed 's/^.*[0-9]: //' "$work/plain" | md5sum)"
+
 # the statistics say each buffer read ahead
 report -O ustack_stats -i "$work/two.v7.dat" > /dev/null
 check "ustack_stats: one line per buffer read ahead, by name" \
