@@ -279,4 +279,96 @@ const struct up_result *up_buffers_lookup(struct up_buffers *bufs,
 int up_buffers_nr(struct up_buffers *bufs) __hidden;
 struct up_ahead *up_buffers_each(struct up_buffers *bufs, int i, const char **name) __hidden;
 
+/* ---- plugin_ustack.c, ustack-hooks.c, ustack-print.c: the plugin for a tep ---- */
+
+/* The user_unwind_* entries, whose handlers print them (and, with ustack_raw, more). */
+enum {
+	UP_E_COOKIE,
+	UP_E_STACK,
+	UP_E_FILE,
+	UP_NR_ENTRIES,
+};
+
+/* The fields of a file entry that its print format leaves out, printed with ustack_raw. */
+enum {
+	UP_F_BUILD_ID,
+	UP_F_BUILD_ID_SIZE,
+	UP_NR_FIELDS,
+};
+
+/* The fields of one entry, looked up by name when it first prints (NULL: not in it). */
+struct up_fields {
+	struct tep_event	*event;
+	struct tep_format_field	*field[UP_NR_FIELDS];
+};
+
+struct up_plugin;
+
+/* An event whose handler is the plugin's: the handler it had before, called first. */
+struct up_hook {
+	struct up_hook		*next;
+	struct up_plugin	*plugin;
+	char			*system;
+	char			*name;
+	tep_event_handler_func	prev;
+	void			*prev_context;
+};
+
+/* The plugin's state for one tep (one input file of report). */
+struct up_plugin {
+	struct up_plugin	*next;
+	struct tep_handle	*tep;
+	struct up_buffers	*bufs;		/* NULL: no stacks under events */
+	bool			raw;
+	bool			stats;
+	bool			wrapped_all;
+	struct up_hook		*hooks;
+	struct up_fields	fields[UP_NR_ENTRIES];
+	struct trace_seq	line;		/* an entry's line, made before it prints */
+	const char		*why;		/* no stacks: why, said with the first entry */
+	bool			say_at_end;	/* or at the end, if the trace has entries */
+};
+
+/* ---- ustack-options.c: the options ---- */
+
+/*
+ * The options as the first load found them: every load of the plugin that
+ * is there at a time (one per input file of report) reads them from here.
+ */
+struct up_opts {
+	bool		raw;
+	bool		nosym;
+	bool		stats;
+	unsigned int	sym_flags;
+	unsigned long	window;
+	unsigned long	reopen_kb;
+	char		*debug_dir;
+	char		*sysroot;
+};
+extern struct up_opts up_opts __hidden;
+
+int up_opts_register(void) __hidden;
+void up_opts_unregister(void) __hidden;
+int up_opts_snapshot(void) __hidden;
+void up_opts_release(void) __hidden;
+
+/* ---- ustack-hooks.c: the plugin's handler of every event ---- */
+
+bool up_is_stack_entry(const struct tep_event *event) __hidden;
+int up_hook_event(struct up_plugin *plugin, const char *system, const char *name) __hidden;
+void up_wrap_all(struct up_plugin *plugin) __hidden;
+void up_hooks_remove(struct up_plugin *plugin) __hidden;
+
+/* ---- ustack-print.c: stacks, entries and statistics printed ---- */
+
+void up_print_info(struct trace_seq *s, struct tep_record *record, struct tep_event *event,
+		   tep_event_handler_func prev, void *prev_context) __hidden;
+void up_print_stack(struct up_plugin *plugin, struct trace_seq *s,
+		    struct tep_record *record) __hidden;
+void up_print_stats(struct up_plugin *plugin) __hidden;
+bool up_entries_has(tep_event_handler_func func) __hidden;
+void up_entries_register(struct up_plugin *plugin) __hidden;
+void up_entries_unregister(struct up_plugin *plugin) __hidden;
+bool up_entries_in(struct tep_handle *tep) __hidden;
+
 #endif /* _USTACK_PLUGIN_H */

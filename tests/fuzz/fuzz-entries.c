@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target: the printers of the user_unwind_* entries in the
- * trace-cmd plugin (trace-cmd-plugin/plugin_ustack.c), under event formats
+ * trace-cmd plugin (trace-cmd-plugin/ustack-print.c), under event formats
  * the input gives, as a hostile trace file carries its own formats.
  *
  * The plugin is loaded for a tep of the target's own (TEP_PLUGIN_LOADER;
@@ -39,7 +39,7 @@
 #define FZ_COMMON	8
 #define FZ_FORMAT_MAX	4096
 
-/* The plugin's, linked in (trace-cmd-plugin/plugin_ustack.c). */
+/* The plugin's, linked in (trace-cmd-plugin/plugin_ustack.c, ustack-options.c). */
 extern struct tep_plugin_option TEP_PLUGIN_OPTIONS[];
 int TEP_PLUGIN_LOADER(struct tep_handle *tep);
 int TEP_PLUGIN_UNLOADER(struct tep_handle *tep);

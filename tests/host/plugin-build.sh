@@ -58,4 +58,9 @@ else
 fi
 build clean
 check "make clean leaves nothing under O=" test ! -e "$O"
+
+# review [19]: one mechanism per file, each small (plugin_ustack.c was 795
+# lines of options, loader, hooks and printers)
+big=$(wc -l "$USTACK_TOP"/trace-cmd-plugin/*.c | awk '$2 != "total" && $1 > 400 { print $2 ": " $1 }')
+check "every source file of the plugin at most 400 lines ($big)" test -z "$big"
 finish

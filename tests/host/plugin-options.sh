@@ -1,14 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The trace-cmd plugin's options can be found: "trace-cmd list -O" lists
-# every ustack_* option of plugin_ustack.c with its description (the plugin
+# every ustack_* option of ustack-options.c with its description (the plugin
 # registers them with tep_plugin_add_options()), and the man page
 # plugin_ustack(7) documents each of them, no other. list -O reads no
 # tracefs: no root needed (strace checks that, when it is there).
 . "$(dirname "$0")/../lib/result.sh"
 . "$(dirname "$0")/../lib/plugin.sh"
 
-SRC=$USTACK_TOP/trace-cmd-plugin/plugin_ustack.c
+SRC=$USTACK_TOP/trace-cmd-plugin/ustack-options.c
 MAN=$USTACK_TOP/trace-cmd-plugin/Documentation/plugin_ustack.7
 
 plugin_require "plugin options listed" trace-cmd
