@@ -27,6 +27,8 @@ struct usf_input {
 };
 
 static const char *usf_prog = "ustack-sframe";
+/* The version of the ustack tools (ustack-flame has it from flamegraph/Makefile). */
+#define USF_VERSION	"1.0.0"
 
 void usf_die(const char *fmt, ...)
 {
@@ -329,6 +331,7 @@ static void usf_usage(FILE *out)
 	fprintf(out, "usage:\n");
 	for (i = 0; i < sizeof(usf_cmds) / sizeof(usf_cmds[0]); i++)
 		fprintf(out, "  %s %s\n", usf_prog, usf_cmds[i].usage);
+	fprintf(out, "  %s --version\n", usf_prog);
 	fprintf(out, "FILE: an ELF file (its .sframe) or a raw section at --vaddr (0)\n");
 }
 
@@ -340,6 +343,10 @@ int main(int argc, char **argv)
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usf_usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("%s %s\n", usf_prog, USF_VERSION);
+		return 0;
 	}
 	for (i = 0; i < sizeof(usf_cmds) / sizeof(usf_cmds[0]); i++) {
 		if (strcmp(argv[1], usf_cmds[i].name))
