@@ -111,6 +111,26 @@ install: libtracefs-ext trace-cmd-plugin kernelshark-plugin flamegraph sframe
 deps:
 	$(Q)scripts/deps.sh
 
+# ---- Debian packages (docs/packages.md) ----
+# The user-space ones (debian/), built from a copy of the tree into build/deb
+# and checked by lintian (scripts/deb-build.sh).
+.PHONY: deb deb-kernel
+deb: deps
+	$(Q)scripts/deb-build.sh
+
+# make deb, then the tests of the packages it built (tests/host/deb-*.sh;
+# make check runs them on packages of HEAD only, and a quick one always).
+.PHONY: check-deb
+check-deb: deb
+	$(Q)tests/run.sh -k host/deb-
+
+# The kernel's, by its bindeb-pkg, in build/deb/kernel (scripts/kernel-deb.sh):
+# the config make check boots, or KCONFIG=debian: Debian's config with
+# kernel/config/debian.config (docs/kernel.md).
+KCONFIG ?= guest
+deb-kernel: $(if $(filter debian,$(KCONFIG)),kernel-tree,kernel)
+	$(Q)KCONFIG=$(KCONFIG) scripts/kernel-deb.sh
+
 kernel-tree: deps
 	$(Q)scripts/kernel-tree.sh
 

@@ -1,0 +1,52 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make deb-kernel: the patched kernel as a Debian package, by the kernel's
+# own bindeb-pkg, out of tree in build/deb/kernel/linux; the packages land
+# in build/deb/kernel. build/linux and build/kernel are only read.
+#   KCONFIG=guest    (default) the config make check boots: build/kernel's
+#                    (tinyconfig + kernel/config/ustack.config; make kernel)
+#   KCONFIG=debian   Debian's own config + kernel/config/debian.config
+#                    (scripts/kernel-config-debian.sh): a kernel for a real
+#                    machine, with modules and a headers package; hours on
+#                    2 CPUs
+# linux-image-RELEASE (RELEASE: 6.12.N-ustack), and linux-headers-RELEASE
+# when the config has modules. The linux-libc-dev bindeb-pkg makes too is
+# deleted: Debian's own is the one to keep.
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+tree=${USTACK_KTREE:-$top/build/linux}
+out=$top/build/deb/kernel
+obj=$out/linux
+kconfig=${KCONFIG:-guest}
+jobs=${JOBS:-$(nproc)}
+
+die() { echo "kernel-deb: $*" >&2; exit 1; }
+
+[ -e "$tree/.git" ] || die "$tree missing: make kernel-tree"
+mkdir -p "$obj"
+case $kconfig in
+guest)
+	[ -r "$top/build/kernel/.config" ] || die "build/kernel/.config missing: make kernel"
+	cfg=$top/build/kernel/.config ;;
+debian)
+	"$top/scripts/kernel-config-debian.sh" "$out/config-debian"
+	cfg=$out/config-debian/.config ;;
+*) die "KCONFIG=$kconfig: guest or debian" ;;
+esac
+cmp -s "$cfg" "$obj/.config" || cp "$cfg" "$obj/.config"
+
+. "$top/scripts/ccache-env.sh"
+export KBUILD_BUILD_USER=ustack KBUILD_BUILD_HOST=ustack
+export KBUILD_BUILD_VERSION=$("$top/scripts/series-id.sh")
+export DEBEMAIL=dev@ustack.invalid DEBFULLNAME="ustack developers"
+release=$(make -s -C "$tree" O="$obj" LOCALVERSION= kernelrelease)
+rm -f "$out"/*.deb "$out"/*.changes "$out"/*.buildinfo
+echo "kernel-deb: linux-image-$release ($kconfig config) with $jobs jobs"
+# LOCALVERSION= as kernel-build.sh: no "+" for a tree with commits past its tag
+make -C "$tree" O="$obj" CC="ccache gcc" HOSTCC="ccache gcc" LOCALVERSION= \
+	KDEB_SOURCENAME=linux-ustack KDEB_PKGVERSION="$release-1" \
+	KDEB_CHANGELOG_DIST=bookworm -j"$jobs" olddefconfig bindeb-pkg
+rm -f "$out"/linux-libc-dev_*.deb
+ls "$out"/*.deb | sed "s|^$top/|kernel-deb: |"
