@@ -3,9 +3,12 @@
  * ustack-sframe subcommands of the tables in the kernel, through tracefs
  * (USTACK_TRACEFS, else /sys/kernel/tracing):
  *
- *   user_unwind_tables/load     write: one table blob per write()
+ *   user_unwind_tables/load     write: one table blob per write(), its
+ *                               header naming the file it is for by a
+ *                               descriptor of ours (the kernel gives the
+ *                               table to mappings of that inode only)
  *   user_unwind_tables/list     read: "# tables N bytes B limit L", then
- *                               "build-id bytes users" lines
+ *                               "build-id bytes users file" lines
  *   user_unwind_tables/remove   write: a build-id in hex, "unused" or "all"
  *
  * The kernel's answer (errno of the write) is passed on as it is.
@@ -65,6 +68,9 @@ enum usf_load_result {
 	USF_LOAD_FULL,		/* the tables' memory limit is reached */
 };
 
+static enum usf_load_result usf_load_blob(const char *path, const char *id, void *blob,
+					  size_t size, int fd);
+
 /* Convert @file and load its table; @quiet: say nothing of a skipped file */
 static enum usf_load_result usf_load_one(const struct usf_file *file, bool quiet)
 {
@@ -83,7 +89,21 @@ static enum usf_load_result usf_load_one(const struct usf_file *file, bool quiet
 	if (usf_table_decode(blob, size, &info, NULL))
 		usf_die("%s: made an invalid table: %s", path, usf_last_error());
 	usf_table_id_format(info.build_id, info.build_id_size, id, sizeof(id));
-	ret = USF_LOAD_OK;
+	ret = usf_load_blob(path, id, blob, size, file->fd);
+	free(blob);
+	return ret;
+}
+
+/* Load @blob (table @id) as the table of the file open at @fd */
+static enum usf_load_result usf_load_blob(const char *path, const char *id, void *blob,
+					  size_t size, int fd)
+{
+	enum usf_load_result ret = USF_LOAD_OK;
+
+	if (usf_table_set_file(blob, size, fd)) {
+		fprintf(stderr, "%s: %s\n", path, usf_last_error());
+		return USF_LOAD_FAILED;
+	}
 	if (!usf_tables_write("load", blob, size)) {
 		printf("%s: loaded table %s, %zu bytes\n", path, id, size);
 	} else if (errno == EEXIST) {
@@ -94,8 +114,46 @@ static enum usf_load_result usf_load_one(const struct usf_file *file, bool quiet
 			strerror(errno));
 		ret = errno == ENOSPC || errno == EFBIG ? USF_LOAD_FULL : USF_LOAD_FAILED;
 	}
-	free(blob);
 	return ret;
+}
+
+/*
+ * load --table BLOB FILE: a table made before (convert-eh, on this or
+ * another machine), loaded as FILE's. Only its header is looked at here:
+ * the kernel checks the rest.
+ */
+static int usf_load_table(const char *table, const char *path)
+{
+	char id[2 * USF_TABLE_BUILD_ID_MAX + 1];
+	struct usf_table_header h;
+	enum usf_load_result r;
+	size_t size;
+	void *blob;
+	int fd;
+
+	blob = usf_file_read(table, USF_FILE_MAX, &size);
+	if (!blob) {
+		fprintf(stderr, "%s\n", usf_last_error());
+		return 1;
+	}
+	if (size < sizeof(h)) {
+		fprintf(stderr, "%s: %zu bytes, shorter than a table header\n", table, size);
+		free(blob);
+		return 1;
+	}
+	memcpy(&h, blob, sizeof(h));
+	usf_table_id_format(h.build_id, h.build_id_size > USF_TABLE_BUILD_ID_MAX ?
+			    USF_TABLE_BUILD_ID_MAX : h.build_id_size, id, sizeof(id));
+	fd = usf_file_open(path, O_RDONLY, NULL);
+	if (fd < 0) {
+		fprintf(stderr, "%s\n", usf_last_error());
+		free(blob);
+		return 1;
+	}
+	r = usf_load_blob(path, id, blob, size, fd);
+	close(fd);
+	free(blob);
+	return r == USF_LOAD_OK || r == USF_LOAD_ALREADY ? 0 : 1;
 }
 
 /* What load did, file by file */
@@ -125,17 +183,19 @@ static void usf_load_file(struct usf_walk *walk, const struct usf_file *file)
 	}
 }
 
-/* load [--mapped] [--system] [--dry-run] [FILE...] */
+/* load [--mapped] [--system] [--dry-run] [FILE...] | load --table BLOB FILE */
 int usf_cmd_load(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "mapped", no_argument, NULL, 'm' },
 		{ "system", no_argument, NULL, 's' },
 		{ "dry-run", no_argument, NULL, 'n' },
+		{ "table", required_argument, NULL, 't' },
 		{ 0 }
 	};
 	struct usf_walk walk = { .fn = usf_load_file };
 	bool mapped = false, sys = false;
+	const char *table = NULL;
 	struct usf_load ld = { };
 	unsigned int total = 0;
 	int c, i;
@@ -147,13 +207,18 @@ int usf_cmd_load(int argc, char **argv)
 			sys = true;
 		else if (c == 'n')
 			ld.dry_run = true;
+		else if (c == 't')
+			table = optarg;
 		else
 			return 2;
 	}
+	if (table)
+		return mapped || sys || ld.dry_run || optind + 1 != argc ? 2 :
+		       usf_load_table(table, argv[optind]);
 	if (optind == argc && !mapped && !sys)
 		return 2;
 	walk.arg = &ld;
-	/* the kernel keeps the first table of a build-id: the most trusted first */
+	/* a file named first is loaded first: its table is the one kept */
 	for (i = optind; i < argc && !walk.stop; i++)
 		if (usf_walk_named(&walk, argv[i]))
 			ld.count[USF_LOAD_SKIPPED]++;

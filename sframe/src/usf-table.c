@@ -104,6 +104,32 @@ static int usf_table_check_section(const uint8_t *raw, const struct usf_section 
 }
 
 /**
+ * usf_table_set_file - name the table's file for the kernel
+ * @buf: a table blob (its header at least; nothing else is checked)
+ * @size: its size
+ * @fd: a descriptor of the file the table is for, open in the process
+ *	that writes the blob to user_unwind_tables/load
+ *
+ * The kernel gives the table to mappings of that inode only.
+ *
+ * Return: 0, or -1 with errno EINVAL when @buf is shorter than a header
+ * or @fd is negative.
+ */
+int usf_table_set_file(void *buf, size_t size, int fd)
+{
+	struct usf_table_header h;
+
+	if (size < sizeof(h) || fd < 0)
+		return usf_error(EINVAL, "%zu bytes, descriptor %d: no table header to set", size,
+				 fd);
+	memcpy(&h, buf, sizeof(h));
+	h.flags = USF_TABLE_F_FILE;
+	h.fd = fd;
+	memcpy(buf, &h, sizeof(h));
+	return 0;
+}
+
+/**
  * usf_table_decode - read a table blob with every check the kernel makes
  * @buf: the blob
  * @size: its size
@@ -129,8 +155,9 @@ int usf_table_decode(const void *buf, size_t size, struct usf_table_info *info,
 		return usf_error(EINVAL, "bad magic (not \"%s\")", USF_TABLE_MAGIC);
 	if (h.header_size != sizeof(h))
 		return usf_error(EINVAL, "header size %u, not %zu", h.header_size, sizeof(h));
-	if (h.flags || h.reserved)
-		return usf_error(EINVAL, "unknown flags %#x or reserved %#x", h.flags, h.reserved);
+	if (h.flags || h.fd)
+		return usf_error(EINVAL, "flags %#x or fd %u in a stored table (both are 0)",
+				 h.flags, h.fd);
 	if (!h.build_id_size || h.build_id_size > USF_TABLE_BUILD_ID_MAX)
 		return usf_error(EINVAL, "build-id size %u (1 to %d)", h.build_id_size,
 				 USF_TABLE_BUILD_ID_MAX);

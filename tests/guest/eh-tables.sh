@@ -5,15 +5,20 @@
 #    files' modes;
 #  - invalid and mutated tables are refused with EINVAL, or accepted and
 #    walked without a kernel report;
-#  - a table is per build-id: loaded twice it stays one; the programs
+#  - a table is per file: loaded twice it stays one; the programs
 #    built -O2 -fomit-frame-pointer without .sframe get their exact chain;
+#  - a table applies to the inode it was loaded with, unchanged: a copy of
+#    the file (same build-id, so a forged one too) gets none, and neither
+#    does the file once its inode changed (issue 37: before, a table was
+#    found by the build-id the process's own pages showed);
 #  - a process already running uses a table loaded after it started
 #    (ustack-sframe load --mapped);
 #  - a library replaced on disk (new file, new build-id) never gets the
 #    old file's table; its own table, once loaded, is used;
 #  - list reports bytes and users; remove by build-id, unused, all;
 #  - memory is bounded: a table over the limit is refused, unused tables
-#    make room oldest first, tables in use do not.
+#    make room oldest first, then tables in use (before, tables in use
+#    stayed, so any user who mapped the libraries made root's loads fail).
 # kernels: normal debug
 # timeout: 600
 . "$(dirname "$0")/../lib/result.sh"
@@ -49,8 +54,9 @@ table() {
 }
 # size FILE
 size() { stat -c %s "$1"; }
-# load_blob BLOB: one write() of BLOB; the error of dd, if any, in /tmp/dd.err
-load_blob() { dd if="$1" of=$TABLES/load bs="$(size "$1")" 2> /tmp/dd.err; }
+# load_blob BLOB [FILE]: BLOB loaded as the table of FILE (libc), in one
+# write() naming FILE by a descriptor; the error, if any, in /tmp/dd.err
+load_blob() { "$TOOL" load --table "$1" "${2:-$LIBC}" > /dev/null 2> /tmp/dd.err; }
 # build_id FILE
 build_id() { readelf -n "$1" | awk '/Build ID/ { print $3 }'; }
 # users ID: the users of table ID in list, or "none"
@@ -160,6 +166,35 @@ twice() {
 # first_done: the first stack of $pid is in the trace
 first_done() { stitched | awk -F'|' -v p=$pid '$1 == p && index($4, "sys_getppid(") && $5 ~ /\+0x/' | grep -q .; }
 
+# ---- the table of an inode, not of a build-id ----
+# /tmp/cp holds copies of the sample and its library: the same bytes and
+# build-ids, other inodes. With the originals' tables loaded, only libc's
+# and ld.so's apply to the copies.
+mkdir -p /tmp/cp
+cp "$EH/ustack-sample" "$EH/libustack-sample.so" /tmp/cp/
+tw $TABLES/remove all
+"$TOOL" load "$EH/ustack-sample" "$EH/libustack-sample.so" "$LIBC" "$LDSO" > /dev/null
+used0=$(ustat tables_used)
+run_sample cp /tmp/cp/ustack-sample 2
+check "a copy with the same build-ids gets no table of the originals (tables_used +$(($(ustat tables_used) - used0)), libc and ld.so only)" \
+	test $(($(ustat tables_used) - used0)) = 2
+check "its stack is not the chain the tables give ($syms)" \
+	test "$(first_n 6 "$syms")" != "$CHAIN"
+"$TOOL" load /tmp/cp/ustack-sample /tmp/cp/libustack-sample.so > /tmp/load.out 2>&1
+run_sample cp2 /tmp/cp/ustack-sample 2
+check "the copies' own tables, once loaded: exactly $CHAIN ($syms)" \
+	test "$(first_n 6 "$syms")" = "$CHAIN"
+# a change of the inode (its change time) and the tables no longer apply
+touch /tmp/cp/ustack-sample /tmp/cp/libustack-sample.so
+used0=$(ustat tables_used)
+run_sample cp3 /tmp/cp/ustack-sample 2
+check "once the files changed, their tables no longer apply (tables_used +$(($(ustat tables_used) - used0)))" \
+	test $(($(ustat tables_used) - used0)) = 2
+check "list names each table's file ($(grep -v '^#' $TABLES/list | head -1))" \
+	sh -c "grep -v '^#' $TABLES/list | awk 'NF != 4 || \$4 !~ /^[0-9]+:[0-9]+:[0-9]+\$/ { bad = 1 } END { exit bad }'"
+tw $TABLES/remove all
+trace_clear
+
 # ---- a process already running ----
 # its first call walks without tables (each file found without one), then
 # the tables of what runs are loaded (its files among them)
@@ -231,10 +266,11 @@ load_blob "$LIBC_T"
 check "a table larger than the limit: EFBIG" grep -q 'File too large' /tmp/dd.err
 tw $TABLES/limit $(($(size "$LIBC_T") + $(size "$LD_T") - 1))
 load_blob "$LIBC_T"
-load_blob "$LD_T"
+load_blob "$LD_T" "$LDSO"
 check "over the limit, an unused table makes room ($(grep -v '^#' $TABLES/list | tr '\n' ' '))" \
 	sh -c "test \"$(users "$(build_id "$LIBC")")\" = none -a \"$(users "$(build_id "$LDSO")")\" = 0"
-# a table in use stays: the sample spins with libc's table in use
+# tables in use make room too, oldest first (no user who maps files can
+# make root's loads fail): the sample spins with its tables in use
 tw $TABLES/remove all
 tw $TABLES/limit "$limit0"
 "$TOOL" load "$EH/ustack-sample" "$EH/libustack-sample.so" "$LIBC" > /dev/null
@@ -245,10 +281,14 @@ libc_used() { test "$(users "$(build_id "$LIBC")")" -ge 1; }
 if wait_until 120 libc_used; then
 	bytes=$(awk '/^# tables/ { print $5 }' $TABLES/list)
 	tw $TABLES/limit $((bytes + $(size "$LD_T") - 1))
-	load_blob "$LD_T"
-	check "over the limit with the other tables in use: ENOSPC ($(tail -1 /tmp/dd.err))" \
-		sh -c "grep -q 'No space left' /tmp/dd.err && test \"$(users "$(build_id "$LIBC")")\" -ge 1"
-	check "list: bytes add up to the tables' sizes" test "$bytes" = \
+	load_blob "$LD_T" "$LDSO"
+	check "over the limit with the other tables in use: loaded, no user pins a table ($(tail -1 /tmp/dd.err))" \
+		sh -c "test ! -s /tmp/dd.err && test \"$(users "$(build_id "$LDSO")")\" = 0"
+	check "the oldest table in use (the sample's) made room, and only it ($(grep -v '^#' $TABLES/list | wc -l) tables)" \
+		sh -c "test \"$(users "$(build_id "$EH/ustack-sample")")\" = none &&
+			test \"$(users "$(build_id "$LIBC")")\" -ge 1"
+	check "list: bytes add up to the tables' sizes" \
+		test "$(awk '/^# tables/ { print $5 }' $TABLES/list)" = \
 		"$(grep -v '^#' $TABLES/list | awk '{ s += $2 } END { print s }')"
 else
 	fail "a table in use" "libc's table never got a user"

@@ -105,11 +105,28 @@ mkdir -p "$fake/user_unwind_tables"
 printf '%s 1234 2 /usr/lib/x86_64-linux-gnu/libc.so.6\n' "$(printf '%040d' 7)" \
 	>"$fake/user_unwind_tables/list"
 export USTACK_TRACEFS=$fake
-if out=$("$tool" load "$fixture" 2>&1) && cmp -s "$fake/user_unwind_tables/load" "$blob"; then
-	pass "load writes the same blob as convert-eh: $out"
+# same_table WRITTEN: WRITTEN is convert-eh's blob with the header's flags
+# 1 and fd a descriptor (not 0-2) of the file the table is for
+same_table() {
+	cmp -s -n 12 "$1" "$blob" && cmp -s -i 16 -n 36 "$1" "$blob" &&
+		cmp -s -i 56 "$1" "$blob" &&
+		[ "$(od -An -tu4 -j12 -N4 "$1" | tr -d ' ')" = 1 ] &&
+		[ "$(od -An -tu4 -j52 -N4 "$1" | tr -d ' ')" -gt 2 ]
+}
+if out=$("$tool" load "$fixture" 2>&1) && same_table "$fake/user_unwind_tables/load"; then
+	pass "load writes convert-eh's blob, naming the file by a descriptor: $out"
 else
 	fail "load" "$out"
 fi
+: >"$fake/user_unwind_tables/load"
+if out=$("$tool" load --table "$blob" "$fixture" 2>&1) &&
+	same_table "$fake/user_unwind_tables/load"; then
+	pass "load --table BLOB FILE writes BLOB, naming FILE by a descriptor: $out"
+else
+	fail "load --table" "$out"
+fi
+"$tool" load --table "$blob" >/dev/null 2>&1
+check "load --table wants exactly one file" test $? = 2
 check "list prints the kernel's list" \
 	bash -c '"$1" list | grep -qx "$(cat "$2")"' _ "$tool" "$fake/user_unwind_tables/list"
 "$tool" remove all && check "remove all writes 'all'" \

@@ -6,8 +6,10 @@
 
 Each round changes 1 to 8 random bytes of BLOB (mostly in its SFrame
 section, sometimes in the header), or cuts it short, writes it to
-TABLES_DIR/load in one write(), and when the kernel accepts it runs PROG
-(which must map the file the table is for, so that its walks use it),
+TABLES_DIR/load in one write(), naming PROG (the file the table is made
+from) by a descriptor in the header's fd field, as ustack-sframe load
+does (the header's flags and fd are never mutated: the kernel gives the
+table to that inode only), and when the kernel accepts it runs PROG,
 then removes it. The kernel must accept or refuse with EINVAL, nothing
 else, and must survive the walks (the guest's console is checked for
 reports by the caller).
@@ -46,6 +48,15 @@ def mutate(rng, blob):
     return bytes(b)
 
 
+def name_file(blob, fd):
+    """BLOB with the header's flags 1 and fd FD (when it has a header)."""
+    b = bytearray(blob)
+    if len(b) >= 56:
+        b[12:16] = (1).to_bytes(4, "little")
+        b[52:56] = fd.to_bytes(4, "little")
+    return bytes(b)
+
+
 def main(argv):
     if len(argv) < 6:
         sys.stderr.write(__doc__)
@@ -55,8 +66,9 @@ def main(argv):
         blob = f.read()
     rng = random.Random(seed)
     acc = ref = other = 0
+    prog_fd = os.open(argv[5], os.O_RDONLY)
     for _ in range(count):
-        m = mutate(rng, blob)
+        m = name_file(mutate(rng, blob), prog_fd)
         e = write_once(tables + "/load", m)
         if e == 0:
             acc += 1
