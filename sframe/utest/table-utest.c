@@ -98,7 +98,7 @@ static const struct ut_corruption ut_corruptions[] = {
 	{ "magic", UT_H(magic) + 7, '2', 1, 0, "magic" },
 	{ "header-size", UT_H(header_size), 64, 4, 0, "header size" },
 	{ "flags", UT_H(flags), 1, 4, 0, "flags" },
-	{ "reserved", UT_H(reserved), 1, 4, 0, "reserved" },
+	{ "fd", UT_H(fd), 1, 4, 0, "fd" },
 	{ "id-size-0", UT_H(build_id_size), 0, 4, 0, "build-id size" },
 	{ "id-size-21", UT_H(build_id_size), 21, 4, 0, "build-id size" },
 	{ "id-padding", UT_H(build_id) + 12, 0xff, 1, 0, "padding" },
@@ -251,6 +251,36 @@ static void test_mutate(void)
 	usf_section_release(&sec);
 }
 
+/* usf_table_set_file(): flags and fd set, nothing else changed */
+static void test_set_file(void)
+{
+	struct usf_table_header h;
+	struct usf_section sec;
+	uint8_t *good, *b;
+	size_t size;
+
+	good = ut_blob(&size, &sec);
+	if (!UT_CHECK(good, "blob: %s", usf_last_error()))
+		return;
+	b = malloc(size);
+	memcpy(b, good, size);
+	if (UT_CHECK(!usf_table_set_file(b, size, 7), "set: %s", usf_last_error())) {
+		memcpy(&h, b, sizeof(h));
+		UT_CHECK(h.flags == USF_TABLE_F_FILE && h.fd == 7, "flags %#x fd %u", h.flags,
+			 h.fd);
+		UT_CHECK(!memcmp(b, good, UT_H(flags)) &&
+			 !memcmp(b + UT_H(build_id_size), good + UT_H(build_id_size),
+				 UT_H(fd) - UT_H(build_id_size)) &&
+			 !memcmp(b + sizeof(h), good + sizeof(h), size - sizeof(h)),
+			 "other bytes changed");
+	}
+	UT_CHECK(usf_table_set_file(b, sizeof(h) - 1, 7) && errno == EINVAL, "short blob set");
+	UT_CHECK(usf_table_set_file(b, size, -1) && errno == EINVAL, "negative fd set");
+	free(b);
+	free(good);
+	usf_section_release(&sec);
+}
+
 void usf_utest_table_register(void)
 {
 	CU_pSuite s = CU_add_suite("table", NULL, NULL);
@@ -260,4 +290,5 @@ void usf_utest_table_register(void)
 	CU_add_test(s, "section-rules", test_section_rules);
 	CU_add_test(s, "encode-refuses", test_encode_refuses);
 	CU_add_test(s, "mutate", test_mutate);
+	CU_add_test(s, "set-file", test_set_file);
 }
