@@ -169,7 +169,8 @@ progs: $(PROGS)/ustack-sample $(PROGS)/sframe/ustack-sample $(PROGS)/sframe/usta
 	$(PROGS)/ustack-cputime $(PROGS)/ustack-jit $(PROGS)/eh/ustack-sample \
 	$(PROGS)/eh/ustack-eh-cases \
 	$(PROGS)/eh/ustack-bench \
-	$(PROGS)/eh-o1/libustack-sample.so
+	$(PROGS)/eh-o1/libustack-sample.so \
+	$(PROGS)/sframe/ustack-sframe-fres
 
 # The same code at the same address, from two files in turn.
 $(PROGS)/ustack-remap: $(PROG_SRC)/remap.c
@@ -275,6 +276,12 @@ $(PROGS)/sframe/ustack-sigdeliver: $(PROG_SRC)/sigdeliver.c $(PROG_SRC)/raw-sign
 	$(Q)$(CC) $(SFRAME_CFLAGS) -fPIE -pie -o $@ $<
 
 $(PROGS)/sframe/ustack-sframe-sysend: $(PROG_SRC)/sframe-sysend.c
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(SFRAME_CFLAGS) -fPIE -pie -o $@ $<
+
+# SFrame tables and sections whose FDEs share one run of FREs, the same
+# over disjoint runs, and its own .sframe as ld wrote it (sframe-validate.sh).
+$(PROGS)/sframe/ustack-sframe-fres: $(PROG_SRC)/sframe-fres.c $(PROG_SRC)/sframe-dev.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(SFRAME_CFLAGS) -fPIE -pie -o $@ $<
 
