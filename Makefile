@@ -170,7 +170,8 @@ progs: $(PROGS)/ustack-sample $(PROGS)/sframe/ustack-sample $(PROGS)/sframe/usta
 	$(PROGS)/eh/ustack-eh-cases \
 	$(PROGS)/eh/ustack-bench \
 	$(PROGS)/eh-o1/libustack-sample.so \
-	$(PROGS)/sframe/ustack-sframe-fres
+	$(PROGS)/sframe/ustack-sframe-fres $(PROGS)/ustack-mremap \
+	$(PROGS)/sframe/libustack-mremap.so
 
 # The same code at the same address, from two files in turn.
 $(PROGS)/ustack-remap: $(PROG_SRC)/remap.c
@@ -284,6 +285,16 @@ $(PROGS)/sframe/ustack-sframe-sysend: $(PROG_SRC)/sframe-sysend.c
 $(PROGS)/sframe/ustack-sframe-fres: $(PROG_SRC)/sframe-fres.c $(PROG_SRC)/sframe-dev.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(SFRAME_CFLAGS) -fPIE -pie -o $@ $<
+
+# A frame-pointer program that moves its SFrame library with mremap()
+# (sframe-mremap.sh); the library's chain makes no PLT or GOT access.
+$(PROGS)/sframe/libustack-mremap.so: $(PROG_SRC)/mremap-lib.c
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(SFRAME_CFLAGS) -fno-optimize-sibling-calls -fPIC -shared -o $@ $<
+
+$(PROGS)/ustack-mremap: $(PROG_SRC)/mremap.c
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(PROG_CFLAGS) -fPIE -pie -o $@ $< -ldl
 
 # The SFrame sample with sections it registers itself through /dev/sframe
 # (tests/progs/sframe-reg.c): libusf (static) re-encodes its own .sframe;
