@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make deb: the user-space Debian packages (debian/, docs/packages.md) into
-# build/deb, built from a copy of the work tree (build/deb/src/ustack-VERSION,
-# so that nothing of the build is left in the clone and the packages get
-# Debian's flags, not the objects of build/), then checked by lintian: any
-# error (E:) fails it. VERSION is the library's with the date and commit of
+# build/deb, built from a copy of HEAD (build/deb/src/ustack-VERSION, so
+# that nothing of the build is left in the clone, uncommitted work is not
+# packaged, and the packages get Debian's flags, not the objects of build/),
+# then checked by lintian: any error (E:) fails it. VERSION is the library's with the date and commit of
 # HEAD (1.1.0+git20261129.c3a2562): a native package, binary only.
 set -eu
 
@@ -23,12 +23,20 @@ version=$major$libver+git$(git -C "$top" log -1 --format=%cd --date=format:%Y%m%
 src=$out/src/ustack-$version
 rm -rf "$out/src"
 mkdir -p "$src"
-# the files of the clone as they are now (tracked ones, and new ones git
-# does not ignore), without the kernel series and the tests
-git -C "$top" ls-files -z --cached --others --exclude-standard -- . \
-	':!kernel' ':!tests' ':!build' |
-	(cd "$top" && xargs -0 sh -c 'for f; do [ -f "$f" ] && printf "%s\0" "$f"; done' sh) |
-	tar -C "$top" --null -T - -cf - | tar -C "$src" -xf -
+# the files of HEAD, without the kernel series and the tests: the packages
+# are of the commit their version names, whatever else the work tree holds
+# (USTACK_DEB_WORKTREE=1: the work tree's files instead, tracked and new)
+if [ "${USTACK_DEB_WORKTREE:-0}" = 1 ]; then
+	git -C "$top" ls-files -z --cached --others --exclude-standard -- . \
+		':!kernel' ':!tests' ':!build' |
+		(cd "$top" && xargs -0 sh -c 'for f; do [ -f "$f" ] && printf "%s\0" "$f"; done' sh) |
+		tar -C "$top" --null -T - -cf - | tar -C "$src" -xf -
+	version=$version.worktree
+	mv "$src" "$out/src/ustack-$version"
+	src=$out/src/ustack-$version
+else
+	git -C "$top" archive --format=tar HEAD -- . ':!kernel' ':!tests' | tar -C "$src" -xf -
+fi
 
 cat >"$src/debian/changelog" <<EOC
 ustack ($version) bookworm; urgency=medium
