@@ -17,6 +17,8 @@ static const char * const flame_format_names[] = {
 	[FLAME_FORMAT_PERF]		= "perf",
 	[FLAME_FORMAT_SVG]		= "svg",
 	[FLAME_FORMAT_HTML]		= "html",
+	[FLAME_FORMAT_PPROF]		= "pprof",
+	[FLAME_FORMAT_OTLP]		= "otlp",
 };
 
 #define FLAME_NR_FORMATS	(sizeof(flame_format_names) / sizeof(*flame_format_names))
@@ -39,6 +41,8 @@ static const struct option flame_longopts[] = {
 	{ "debug-dir", required_argument, NULL, 'd' },
 	{ "sysroot", required_argument, NULL, 's' },
 	{ "inlines", no_argument, NULL, 'I' },
+	{ "srcline", no_argument, NULL, 'S' },
+	{ "host", required_argument, NULL, 'H' },
 	{ "title", required_argument, NULL, 't' },
 	{ "width", required_argument, NULL, 'w' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -61,7 +65,9 @@ void flame_usage(FILE *out)
 	      "  -i, --input FILE       a trace.dat file (also as an argument; several add up)\n"
 	      "  -F, --folded FILE      read folded text instead (\"-\": standard input)\n"
 	      "  -f, --format FORMAT    folded (default), speedscope, perf (for Perfetto),\n"
-	      "                         svg, html (an HTML page: click to zoom, search)\n"
+	      "                         svg, html (an HTML page: click to zoom, search),\n"
+	      "                         pprof (gzipped profile.proto), otlp (OpenTelemetry\n"
+	      "                         profiles: an ExportProfilesServiceRequest)\n"
 	      "  -o, --output FILE      write there, not to standard output\n"
 	      "  -p, --pid PID          only the events of this task (thread id)\n"
 	      "  -c, --comm COMM        only the events of tasks of this command name\n"
@@ -82,6 +88,9 @@ void flame_usage(FILE *out)
 	      "                         may be given more than once\n"
 	      "  -s, --sysroot DIR      the traced machine's files are under DIR\n"
 	      "      --inlines          inlined functions as frames of their own\n"
+	      "      --srcline          source files and lines of the frames (pprof, otlp)\n"
+	      "      --host NAME        the traced machine's host.name (otlp; default: this\n"
+	      "                         machine's name)\n"
 	      "  -t, --title TEXT       the title of the svg and html graph\n"
 	      "  -w, --width PIXELS     the width of the svg and html graph (1200)\n"
 	      "  -v, --verbose          say what was counted, and each file asked of\n"
@@ -113,8 +122,8 @@ static int flame_format_parse(const char *text, enum flame_format *format)
 			return 0;
 		}
 	}
-	fprintf(stderr, "ustack-flame: no format %s (folded, speedscope, perf, svg, html)\n",
-		text);
+	fprintf(stderr, "ustack-flame: no format %s (folded, speedscope, perf, svg, html, pprof, "
+		"otlp)\n", text);
 	return -1;
 }
 
@@ -202,6 +211,9 @@ static int flame_option_value(struct flame_args *a, int opt, const char *arg)
 	case 's':
 		a->sysroot = arg;
 		return 0;
+	case 'H':
+		a->host = arg;
+		return 0;
 	case 't':
 		a->title = arg;
 		return 0;
@@ -237,6 +249,9 @@ static int flame_option_flag(struct flame_args *a, int opt)
 	case 'I':
 		a->sym_flags |= USTACK_SYMBOLIZE_INLINES;
 		break;
+	case 'S':
+		a->srcline = true;
+		break;
 	case 'v':
 		a->verbose = true;
 		break;
@@ -257,8 +272,10 @@ static int flame_args_check(struct flame_args *a)
 		fputs("ustack-flame: give trace files or -F FOLDED (--help: the usage)\n", stderr);
 		return -1;
 	}
-	if (a->folded && a->format == FLAME_FORMAT_PERF) {
-		fputs("ustack-flame: -f perf needs the events: a trace file, not -F\n", stderr);
+	if (a->folded && (a->format == FLAME_FORMAT_PERF || a->format == FLAME_FORMAT_PPROF ||
+			  a->format == FLAME_FORMAT_OTLP)) {
+		fputs("ustack-flame: -f perf, pprof and otlp need the events: a trace file, not -F\n",
+		      stderr);
 		return -1;
 	}
 	a->opts.events = a->events;

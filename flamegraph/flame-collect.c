@@ -23,6 +23,7 @@ struct flame_collect {
 	struct flame_stats		*stats;
 	struct tep_handle		*tep;
 	struct ustack_sampler		*sampler;
+	const char			*buffer;	/* its name; "": the top level */
 	char				*line;
 	size_t				size;
 	char				pid_comm[64];
@@ -126,7 +127,7 @@ static int flame_sample_cb(const struct ustack_sample *sample, void *context)
 {
 	struct flame_collect *c = context;
 	const struct flame_options *opts = c->opts;
-	struct flame_sample s = { .sample = sample };
+	struct flame_sample s = { .sample = sample, .buffer = c->buffer };
 	bool task, event;
 
 	c->stats->events++;
@@ -184,11 +185,12 @@ static int flame_event(struct tep_event *event, struct tep_record *record, int c
 	return ret ? 1 : 0;
 }
 
-/* The samples of one buffer of a file: the top level, or an instance. */
-static int flame_collect_buffer(struct tracecmd_input *handle, const struct flame_options *opts,
-				struct flame_counts *fc, struct flame_stats *stats)
+/* The samples of one buffer of a file: the top level (""), or an instance. */
+static int flame_collect_buffer(struct tracecmd_input *handle, const char *buffer,
+				const struct flame_options *opts, struct flame_counts *fc,
+				struct flame_stats *stats)
 {
-	struct flame_collect c = { .opts = opts, .fc = fc, .stats = stats };
+	struct flame_collect c = { .opts = opts, .fc = fc, .stats = stats, .buffer = buffer };
 	unsigned long long kstacks = 0;
 	int ret;
 
@@ -325,7 +327,7 @@ int flame_collect_file(const char *path, const struct flame_options *opts,
 		return -1;
 	}
 	if (flame_buffer_wanted(opts, ""))
-		ret = flame_collect_buffer(handle, opts, fc, stats);
+		ret = flame_collect_buffer(handle, "", opts, fc, stats);
 	n = tracecmd_buffer_instances(handle);
 	for (i = 0; !ret && i < n; i++) {
 		name = tracecmd_buffer_instance_name(handle, i);
@@ -339,7 +341,7 @@ int flame_collect_file(const char *path, const struct flame_options *opts,
 			break;
 		}
 		stats->buffers++;
-		ret = flame_collect_buffer(inst, opts, fc, stats);
+		ret = flame_collect_buffer(inst, name, opts, fc, stats);
 		tracecmd_close(inst);
 	}
 	if (!ret && flame_buffer_wanted(opts, ""))

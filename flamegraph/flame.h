@@ -222,6 +222,8 @@ enum flame_format {
 	FLAME_FORMAT_PERF,
 	FLAME_FORMAT_SVG,
 	FLAME_FORMAT_HTML,
+	FLAME_FORMAT_PPROF,
+	FLAME_FORMAT_OTLP,
 };
 
 #define FLAME_MAX_LIST	64	/* events, buffers */
@@ -236,10 +238,12 @@ struct flame_args {
 	const char		*title;
 	char			*debug_dir;	/* -d lists joined, malloc()ed */
 	const char		*sysroot;
+	const char		*host;		/* --host: the traced machine's name (otlp) */
 	enum flame_format	format;
 	unsigned int		width;
 	unsigned int		sym_flags;
 	bool			symbols;
+	bool			srcline;	/* --srcline: source files and lines (pprof, otlp) */
 	bool			verbose;
 	struct flame_options	opts;
 };
@@ -258,11 +262,109 @@ struct flame_sample {
 	const struct ustack_stack	*stack;		/* its user stack; NULL: none */
 	const char			*comm;		/* or pid_name */
 	char				pid_name[16];
+	const char			*buffer;	/* its instance; "" the top level */
 	const char			*why;		/* "[stack lost]", ...; NULL */
 	const char			*line;		/* its folded line (not NUL-ended) */
 	size_t				len;
 	bool				task;		/* the line's first frame is the task */
 };
+
+/* ---- flame-profile.c: samples with their frames as locations, for pprof and OTLP ---- */
+
+/* Keys (any bytes) to indices from 1, in the order added: 0 is "none" in both formats. */
+struct flame_dict {
+	struct flame_counts	keys;		/* a key's count is its index */
+	const char		**text;		/* by index - 1: the keys, NUL-ended */
+	size_t			nr;
+	size_t			size;
+};
+
+unsigned long flame_dict_add(struct flame_dict *d, const void *key, size_t len, bool *added);
+void flame_dict_free(struct flame_dict *d);
+
+/* A file the frames are in, or the kernel */
+struct flame_pmapping {
+	unsigned long		file;		/* strings */
+	unsigned long		build_id;	/* strings: hex; 0 none */
+	unsigned long long	start;		/* the lowest address of its locations */
+	unsigned long long	limit;		/* one past the highest */
+	bool			kernel;
+};
+
+struct flame_pfunction {
+	unsigned long		name;		/* strings */
+	unsigned long		file;		/* strings: the source file (--srcline); 0 none */
+};
+
+/* A frame: where it is, and its functions, the innermost inlined one first */
+struct flame_plocation {
+	unsigned long		mapping;	/* 0: none (a mark, a frame in no known file) */
+	unsigned long long	address;	/* offset in the file; kernel address */
+	size_t			first_line;	/* into lines */
+	unsigned int		nr_lines;
+};
+
+struct flame_pline {
+	unsigned long		function;
+	long long		line;		/* 0: not known */
+};
+
+/* An event: its stack (location indices, the leaf first) and its labels */
+struct flame_psample {
+	unsigned long long	ts;		/* of the trace's clock */
+	size_t			first;		/* into stack */
+	unsigned int		nr;
+	int			tid;
+	unsigned long		comm;		/* strings */
+	unsigned long		event;		/* strings: "system:name" */
+	unsigned long		buffer;		/* strings: the instance; 0 the top level */
+};
+
+struct flame_profile {
+	struct ustack_symbolizer *sym;		/* the frames' (inlines, source lines); NULL none */
+	bool			srcline;	/* functions get their source file, lines their line */
+	struct flame_dict	strings;	/* every name and label, valid UTF-8 */
+	struct flame_dict	mapping_keys;
+	struct flame_pmapping	*mappings;	/* by index - 1 */
+	size_t			size_mappings;
+	struct flame_dict	function_keys;
+	struct flame_pfunction	*functions;
+	size_t			size_functions;
+	struct flame_dict	location_keys;
+	struct flame_plocation	*locations;
+	size_t			size_locations;
+	struct flame_pline	*lines;
+	size_t			nr_lines;
+	size_t			size_lines;
+	struct flame_psample	*samples;
+	size_t			nr_samples;
+	size_t			size_samples;
+	unsigned long		*stack;		/* the samples' location indices */
+	size_t			nr_stack;
+	size_t			size_stack;
+	unsigned long long	first_ts;	/* of the samples */
+	unsigned long long	last_ts;
+	char			*buf;		/* scratch: keys, names made UTF-8 */
+	size_t			buf_size;
+	const char		**names;	/* scratch: a line's names */
+	size_t			size_names;
+	size_t			*name_lens;
+	size_t			size_name_lens;
+};
+
+unsigned long flame_profile_string(struct flame_profile *p, const char *text, size_t len);
+int flame_profile_sample(const struct flame_sample *sample, void *context);
+void flame_profile_free(struct flame_profile *p);
+
+/* flame-pprof.c, flame-otlp.c: the profile in those formats */
+int flame_write_pprof(FILE *out, struct flame_profile *p, const char *name);
+
+struct flame_otlp_resource {
+	const char		*host;		/* host.name */
+};
+
+int flame_write_otlp(FILE *out, struct flame_profile *p,
+		     const struct flame_otlp_resource *res);
 
 /* ---- flame-perf.c: perf-script text, which Perfetto and speedscope import ---- */
 

@@ -154,9 +154,12 @@ static void flame_say_empty(const struct flame_args *a, const struct flame_stats
 	}
 }
 
-/* The traces' samples counted; perf text written, samples kept for speedscope (@tl). */
+/*
+ * The traces' samples counted; perf text written, samples kept for
+ * speedscope (@tl), and for pprof and OTLP (@prof).
+ */
 static int read_traces(struct flame_args *a, struct flame_counts *fc, FILE *out,
-		       struct flame_timeline *tl)
+		       struct flame_timeline *tl, struct flame_profile *prof)
 {
 	struct flame_perf perf = { .out = out, .sym = a->opts.sym };
 	struct flame_stats stats = { 0 };
@@ -170,6 +173,11 @@ static int read_traces(struct flame_args *a, struct flame_counts *fc, FILE *out,
 		tl->sym = a->opts.sym;
 		a->opts.sample_func = flame_timeline_sample;
 		a->opts.sample_context = tl;
+	} else if (a->format == FLAME_FORMAT_PPROF || a->format == FLAME_FORMAT_OTLP) {
+		prof->sym = a->opts.sym;
+		prof->srcline = a->srcline;
+		a->opts.sample_func = flame_profile_sample;
+		a->opts.sample_context = prof;
 	}
 	for (i = 0; i < a->nr_inputs; i++) {
 		tl->input = i;
@@ -206,9 +214,11 @@ static int read_traces(struct flame_args *a, struct flame_counts *fc, FILE *out,
 }
 
 static int write_graph(const struct flame_args *a, const struct flame_counts *fc,
-		       struct flame_timeline *tl, FILE *out)
+		       struct flame_timeline *tl, struct flame_profile *prof, FILE *out)
 {
 	const char *name = a->folded ? a->folded : a->inputs[0];
+	struct flame_otlp_resource res = { .host = a->host };
+	char host[256];
 	struct flame_page page = {
 		.title = a->title ? a->title : "Flame graph",
 		.width = a->width,
@@ -227,6 +237,14 @@ static int write_graph(const struct flame_args *a, const struct flame_counts *fc
 		return flame_write_speedscope(out, fc, name, false);
 	case FLAME_FORMAT_PERF:
 		return 0;	/* written while reading */
+	case FLAME_FORMAT_PPROF:
+		return flame_write_pprof(out, prof, name);
+	case FLAME_FORMAT_OTLP:
+		if (!res.host && !gethostname(host, sizeof(host))) {
+			host[sizeof(host) - 1] = '\0';
+			res.host = host;
+		}
+		return flame_write_otlp(out, prof, &res);
 	case FLAME_FORMAT_SVG:
 	case FLAME_FORMAT_HTML:
 		break;
@@ -286,6 +304,7 @@ int main(int argc, char **argv)
 		.opts = { .pid = -1, .kernel = true },
 	};
 	struct flame_timeline tl = { 0 };
+	struct flame_profile prof = { 0 };
 	struct flame_counts fc = { 0 };
 	struct flame_out out = { 0 };
 	int ret;
@@ -306,11 +325,17 @@ int main(int argc, char **argv)
 	/* -F's file is an input too (there are no others then), in the room left for it */
 	if (a.folded)
 		a.inputs[a.nr_inputs] = a.folded;
+	if ((a.format == FLAME_FORMAT_PPROF || a.format == FLAME_FORMAT_OTLP) &&
+	    (!a.output || !strcmp(a.output, "-")) && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "ustack-flame: -f %s is binary: not to a terminal (-o FILE)\n",
+			a.format == FLAME_FORMAT_PPROF ? "pprof" : "otlp");
+		goto out;
+	}
 	if (flame_out_open(&out, a.output, a.inputs, a.nr_inputs + !!a.folded))
 		goto out;
-	if (a.folded ? read_folded(a.folded, &fc) : read_traces(&a, &fc, out.file, &tl))
+	if (a.folded ? read_folded(a.folded, &fc) : read_traces(&a, &fc, out.file, &tl, &prof))
 		goto close;
-	if (write_graph(&a, &fc, &tl, out.file)) {
+	if (write_graph(&a, &fc, &tl, &prof, out.file)) {
 		fprintf(stderr, "ustack-flame: %s: %s\n", out.name, flame_strerror(errno));
 		goto close;
 	}
@@ -321,6 +346,7 @@ close:
 out:
 	flame_counts_free(&fc);
 	flame_timeline_free(&tl);
+	flame_profile_free(&prof);
 	ustack_symbolizer_free(a.opts.sym);
 	free(a.inputs);
 	return ret;

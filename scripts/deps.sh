@@ -14,6 +14,7 @@ pkgs="
 	kernelshark libkshark-dev libjson-c-dev qtbase5-dev libgl-dev libglu1-mesa-dev valgrind
 	xvfb xauth xdotool x11-apps imagemagick chromium gnuplot-nox
 	debhelper dpkg-dev fakeroot lintian bash-completion linux-config-6.12
+	protobuf-c-compiler libprotobuf-c-dev protobuf-compiler python3-protobuf golang-go
 "
 
 missing=
