@@ -118,8 +118,8 @@ deps:
 deb: deps
 	$(Q)scripts/deb-build.sh
 
-# make deb, then the tests of the packages it built (tests/host/deb-*.sh;
-# make check runs them on packages of HEAD only, and a quick one always).
+# make deb, then the tests of the packages it built (tests/host/deb-*.sh,
+# which make check runs too, after its own make deb: ~45 s on 2 busy cores).
 .PHONY: check-deb
 check-deb: deb
 	$(Q)tests/run.sh -k host/deb-
@@ -378,7 +378,9 @@ check: deps
 	+$(Q)$(SFRAME) utest
 	+$(Q)$(SFRAME_ASAN) utest
 	+$(Q)$(FUZZ)
-	$(Q)USTACK_DEBUG=$(DEBUG) tests/run.sh
+	$(Q)scripts/deb-build.sh >$(BUILD)/deb-build.log 2>&1 || \
+		echo "check: make deb failed (build/deb-build.log): the deb tests fail"
+	$(Q)USTACK_DEB_REQUIRED=1 USTACK_DEBUG=$(DEBUG) tests/run.sh
 
 # make check under load (scripts/check-stress.sh): the build and every test
 # with STRESS_LOAD busy loops (default: one per CPU) on the same cores.

@@ -12,24 +12,33 @@
 # build/tests/deb-install/). Then dpkg --purge leaves no file of ours
 # (every path dpkg -L listed is gone, the library is out of ld.so's cache).
 # Recording needs the patched kernel: the guest's tests do that. Not built,
-# or built from another commit: SKIP (make check-deb).
+# or built from another commit: SKIP, FAIL under make check, which builds
+# them first (as deb-packages.sh).
 . "$(dirname "$0")/../lib/result.sh"
 
 top=$USTACK_TOP
 deb=$top/build/deb
 pkgs="libtracefs-ext1 libtracefs-ext-dev trace-cmd-plugin-ustack kernelshark-plugin-ustack ustack-tools"
 head=$(git -C "$top" rev-parse --short=7 HEAD)
+# SKIP, or FAIL where the packages must be there (make check builds them)
+nodeb() {
+	if [ "${USTACK_DEB_REQUIRED:-0}" = 1 ]; then
+		fail "$1" "$2 (build/deb/build.log)"
+	else
+		skip "$1" "$2"
+	fi
+	finish
+}
 files=
 for p in $pkgs; do
 	f=$(ls "$deb/${p}_"*_amd64.deb 2>/dev/null | head -n 1)
 	if [ -z "$f" ]; then
-		skip "packages installed and removed" "no build/deb/${p}_*.deb (make deb)"
-		finish
+		nodeb "packages installed and removed" "no build/deb/${p}_*.deb (make deb)"
 	fi
 	case $f in
 	*."$head"_amd64.deb) ;;
 	*) [ "${USTACK_DEB_ANY:-0}" = 1 ] ||
-		{ skip "packages installed and removed" "$(basename "$f") is not of HEAD ($head): make deb"; finish; } ;;
+		nodeb "packages installed and removed" "$(basename "$f") is not of HEAD ($head): make deb" ;;
 	esac
 	files="$files $f"
 done

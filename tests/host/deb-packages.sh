@@ -10,9 +10,10 @@
 # libtraceevent's plugin directory, and stock kernelshark -p ustack loads
 # the packaged plugin from its own (each in a mount namespace of its own
 # where that directory is a copy with the plugin added: nothing is
-# installed on the host). Not built, or built from another commit: SKIP
-# (make check-deb builds them and runs this; USTACK_DEB_ANY=1 tests those of
-# another commit).
+# installed on the host). Not built, or built from another commit: SKIP,
+# FAIL under make check, which builds them first (USTACK_DEB_REQUIRED=1;
+# make check-deb: make deb and the deb tests; USTACK_DEB_ANY=1 tests the
+# packages of another commit).
 . "$(dirname "$0")/../lib/result.sh"
 
 top=$USTACK_TOP
@@ -21,16 +22,24 @@ ma=x86_64-linux-gnu
 pkgs="libtracefs-ext1 libtracefs-ext-dev trace-cmd-plugin-ustack kernelshark-plugin-ustack ustack-tools"
 
 head=$(git -C "$top" rev-parse --short=7 HEAD)
+# SKIP, or FAIL where the packages must be there (make check builds them)
+nodeb() {
+	if [ "${USTACK_DEB_REQUIRED:-0}" = 1 ]; then
+		fail "$1" "$2 (build/deb/build.log)"
+	else
+		skip "$1" "$2"
+	fi
+	finish
+}
 for p in $pkgs; do
 	f=$(ls "$deb/${p}_"*_amd64.deb 2>/dev/null | head -n 1)
 	if [ -z "$f" ]; then
-		skip "Debian packages" "no build/deb/${p}_*.deb (make deb)"
-		finish
+		nodeb "Debian packages" "no build/deb/${p}_*.deb (make deb)"
 	fi
 	case $f in
 	*."$head"_amd64.deb) ;;
 	*) [ "${USTACK_DEB_ANY:-0}" = 1 ] ||
-		{ skip "Debian packages" "$(basename "$f") is not of HEAD ($head): make deb"; finish; } ;;
+		nodeb "Debian packages" "$(basename "$f") is not of HEAD ($head): make deb" ;;
 	esac
 	eval "deb_${p//-/_}=\$f"
 done
