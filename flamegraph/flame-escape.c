@@ -12,11 +12,15 @@
 
 #define FLAME_REPLACEMENT	"\xef\xbf\xbd"	/* U+FFFD in UTF-8 */
 
-/*
- * The length of the valid UTF-8 sequence at @s (at most @len bytes), 0 when
- * it is not one: no overlong forms, no surrogates, nothing past U+10FFFF.
+/**
+ * flame_utf8_len - the length of the UTF-8 sequence at a byte
+ * @s: the byte
+ * @len: the bytes there are from @s on, at least 1
+ *
+ * Return: the length of the valid UTF-8 sequence at @s, 0 when it is not
+ * one: no overlong forms, no surrogates, nothing past U+10FFFF.
  */
-static size_t flame_utf8_len(const unsigned char *s, size_t len)
+size_t flame_utf8_len(const unsigned char *s, size_t len)
 {
 	unsigned int c = s[0], cp, n, i;
 

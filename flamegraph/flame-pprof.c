@@ -85,6 +85,9 @@ static int flame_gzip_pack(FILE *out, const ProtobufCMessage *msg)
 	return 0;
 }
 
+/* The labels of a sample, with the names of their keys; the buffer last */
+enum { FLAME_LABEL_COMM, FLAME_LABEL_TID, FLAME_LABEL_EVENT, FLAME_LABEL_BUFFER, FLAME_LABELS };
+
 /* What the message points to, allocated for it */
 struct flame_pprof {
 	Perftools__Profiles__Profile		profile;
@@ -93,9 +96,9 @@ struct flame_pprof {
 	Perftools__Profiles__ValueType		period_type;
 	Perftools__Profiles__Sample		*samples;
 	Perftools__Profiles__Sample		**sample_ptrs;
-	Perftools__Profiles__Label		*labels;
+	struct flame_dict			sets;		/* label sets: the values */
+	Perftools__Profiles__Label		*labels;	/* FLAME_LABELS a set */
 	Perftools__Profiles__Label		**label_ptrs;
-	uint64_t				*location_ids;
 	Perftools__Profiles__Mapping		*mappings;
 	Perftools__Profiles__Mapping		**mapping_ptrs;
 	Perftools__Profiles__Location		*locations;
@@ -108,16 +111,14 @@ struct flame_pprof {
 	int64_t					comment;
 };
 
-/* The labels of a sample, with the names of their keys */
-enum { FLAME_LABEL_COMM, FLAME_LABEL_TID, FLAME_LABEL_EVENT, FLAME_LABEL_BUFFER, FLAME_LABELS };
 
 static void flame_pprof_free(struct flame_pprof *pp)
 {
 	free(pp->samples);
 	free(pp->sample_ptrs);
+	flame_dict_free(&pp->sets);
 	free(pp->labels);
 	free(pp->label_ptrs);
-	free(pp->location_ids);
 	free(pp->mappings);
 	free(pp->mapping_ptrs);
 	free(pp->locations);
@@ -131,13 +132,8 @@ static void flame_pprof_free(struct flame_pprof *pp)
 
 static int flame_pprof_alloc(struct flame_pprof *pp, const struct flame_profile *p)
 {
-	size_t nr_labels = p->nr_samples * FLAME_LABELS;
-
 	pp->samples = calloc(p->nr_samples, sizeof(*pp->samples));
 	pp->sample_ptrs = calloc(p->nr_samples, sizeof(*pp->sample_ptrs));
-	pp->labels = calloc(nr_labels, sizeof(*pp->labels));
-	pp->label_ptrs = calloc(nr_labels, sizeof(*pp->label_ptrs));
-	pp->location_ids = calloc(p->nr_stack + 1, sizeof(*pp->location_ids));
 	pp->mappings = calloc(p->mapping_keys.nr + 1, sizeof(*pp->mappings));
 	pp->mapping_ptrs = calloc(p->mapping_keys.nr + 1, sizeof(*pp->mapping_ptrs));
 	pp->locations = calloc(p->location_keys.nr + 1, sizeof(*pp->locations));
@@ -147,8 +143,7 @@ static int flame_pprof_alloc(struct flame_pprof *pp, const struct flame_profile 
 	pp->functions = calloc(p->function_keys.nr + 1, sizeof(*pp->functions));
 	pp->function_ptrs = calloc(p->function_keys.nr + 1, sizeof(*pp->function_ptrs));
 	pp->strings = calloc(p->strings.nr + 1, sizeof(*pp->strings));
-	if (!pp->samples || !pp->sample_ptrs || !pp->labels || !pp->label_ptrs ||
-	    !pp->location_ids || !pp->mappings || !pp->mapping_ptrs || !pp->locations ||
+	if (!pp->samples || !pp->sample_ptrs || !pp->mappings || !pp->mapping_ptrs || !pp->locations ||
 	    !pp->location_ptrs || !pp->lines || !pp->line_ptrs || !pp->functions ||
 	    !pp->function_ptrs || !pp->strings) {
 		errno = ENOMEM;
@@ -157,25 +152,42 @@ static int flame_pprof_alloc(struct flame_pprof *pp, const struct flame_profile 
 	return 0;
 }
 
+/* Each sample's set of labels, each set once (index - 1 of pp->sets); -1 with errno ENOMEM. */
+static int flame_pprof_sets(struct flame_pprof *pp, const struct flame_profile *p,
+			    size_t *set)
+{
+	unsigned long key[FLAME_LABELS];
+	size_t i;
+
+	for (i = 0; i < p->nr_samples; i++) {
+		key[FLAME_LABEL_COMM] = p->samples[i].comm;
+		key[FLAME_LABEL_TID] = p->samples[i].tid;
+		key[FLAME_LABEL_EVENT] = p->samples[i].event;
+		key[FLAME_LABEL_BUFFER] = p->samples[i].buffer;
+		set[i] = flame_dict_add(&pp->sets, key, sizeof(key), NULL);
+		if (!set[i])
+			return -1;
+	}
+	pp->labels = calloc(pp->sets.nr * FLAME_LABELS, sizeof(*pp->labels));
+	pp->label_ptrs = calloc(pp->sets.nr * FLAME_LABELS, sizeof(*pp->label_ptrs));
+	if (!pp->labels || !pp->label_ptrs) {
+		errno = ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
 static void flame_pprof_samples(struct flame_pprof *pp, const struct flame_profile *p,
-				const unsigned long *keys)
+				const unsigned long *keys, const size_t *set)
 {
 	static int64_t one = 1;
 	Perftools__Profiles__Label *l, **lp;
-	const struct flame_psample *ps;
+	const unsigned long *values;
 	Perftools__Profiles__Sample *s;
 	size_t i, j;
 
-	for (i = 0; i < p->nr_stack; i++)
-		pp->location_ids[i] = p->stack[i];
-	for (i = 0; i < p->nr_samples; i++) {
-		ps = &p->samples[i];
-		s = &pp->samples[i];
-		perftools__profiles__sample__init(s);
-		s->n_location_id = ps->nr;
-		s->location_id = pp->location_ids + ps->first;
-		s->n_value = 1;
-		s->value = &one;
+	for (i = 0; i < pp->sets.nr; i++) {
+		values = (const unsigned long *)pp->sets.text[i];
 		l = pp->labels + i * FLAME_LABELS;
 		lp = pp->label_ptrs + i * FLAME_LABELS;
 		for (j = 0; j < FLAME_LABELS; j++) {
@@ -183,13 +195,22 @@ static void flame_pprof_samples(struct flame_pprof *pp, const struct flame_profi
 			l[j].key = keys[j];
 			lp[j] = &l[j];
 		}
-		l[FLAME_LABEL_COMM].str = ps->comm;
-		l[FLAME_LABEL_TID].num = ps->tid;
-		l[FLAME_LABEL_EVENT].str = ps->event;
-		l[FLAME_LABEL_BUFFER].str = ps->buffer;
-		/* the top level has no buffer label */
-		s->n_label = ps->buffer ? FLAME_LABELS : FLAME_LABELS - 1;
-		s->label = lp;
+		l[FLAME_LABEL_COMM].str = values[FLAME_LABEL_COMM];
+		l[FLAME_LABEL_TID].num = (int)values[FLAME_LABEL_TID];
+		l[FLAME_LABEL_EVENT].str = values[FLAME_LABEL_EVENT];
+		l[FLAME_LABEL_BUFFER].str = values[FLAME_LABEL_BUFFER];
+	}
+	for (i = 0; i < p->nr_samples; i++) {
+		s = &pp->samples[i];
+		perftools__profiles__sample__init(s);
+		s->n_location_id = p->samples[i].nr;
+		/* the profile's own array: packed, not changed */
+		s->location_id = p->stack + p->samples[i].first;
+		s->n_value = 1;
+		s->value = &one;
+		/* the top level has no buffer label: it is the last */
+		s->n_label = p->samples[i].buffer ? FLAME_LABELS : FLAME_LABELS - 1;
+		s->label = pp->label_ptrs + (set[i] - 1) * FLAME_LABELS;
 		pp->sample_ptrs[i] = s;
 	}
 	pp->profile.n_sample = p->nr_samples;
@@ -279,6 +300,7 @@ int flame_write_pprof(FILE *out, struct flame_profile *p, const char *name)
 	};
 	struct flame_pprof pp = { 0 };
 	unsigned long keys[FLAME_LABELS], events, count;
+	size_t *set = NULL;
 	char comment[512];
 	int ret = -1;
 	size_t i;
@@ -292,6 +314,9 @@ int flame_write_pprof(FILE *out, struct flame_profile *p, const char *name)
 		 FLAME_VERSION, name);
 	pp.comment = flame_profile_string(p, comment, strlen(comment));
 	if (errno || flame_pprof_alloc(&pp, p))
+		goto out;
+	set = calloc(p->nr_samples ? p->nr_samples : 1, sizeof(*set));
+	if (!set || flame_pprof_sets(&pp, p, set))
 		goto out;
 	perftools__profiles__profile__init(&pp.profile);
 	perftools__profiles__value_type__init(&pp.type);
@@ -308,10 +333,11 @@ int flame_write_pprof(FILE *out, struct flame_profile *p, const char *name)
 	pp.profile.comment = &pp.comment;
 	pp.profile.time_nanos = p->first_ts;
 	pp.profile.duration_nanos = p->last_ts - p->first_ts;
-	flame_pprof_samples(&pp, p, keys);
+	flame_pprof_samples(&pp, p, keys, set);
 	flame_pprof_tables(&pp, p);
 	ret = flame_gzip_pack(out, &pp.profile.base);
 out:
+	free(set);
 	flame_pprof_free(&pp);
 	return ret;
 }

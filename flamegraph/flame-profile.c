@@ -92,18 +92,6 @@ static int flame_profile_buf(struct flame_profile *p, size_t size)
 	return flame_grow(&p->buf, &p->buf_size, size, 1);
 }
 
-/* The length of the valid UTF-8 sequence at @s, 0 when it is not one (flame-escape.c's rule). */
-static size_t flame_utf8_seq(const unsigned char *s, size_t len)
-{
-	size_t bytes;
-
-	/* one character: the bytes it takes, when valid; a bad byte is one character too */
-	flame_utf8_chars((const char *)s, len, 1, &bytes);
-	if (bytes == 1 && s[0] >= 0x80)
-		return 0;
-	return bytes;
-}
-
 /**
  * flame_profile_string - the index of a string, in the profile's string table
  * @p: the profile
@@ -121,13 +109,18 @@ unsigned long flame_profile_string(struct flame_profile *p, const char *text, si
 
 	if (!len)
 		return 0;
+	/* most names are ASCII: as they are */
+	for (i = 0; i < len && s[i] < 0x80; i++)
+		;
+	if (i == len)
+		return flame_dict_add(&p->strings, text, len, NULL);
 	/* at most three bytes for each byte of @text */
 	if (len > SIZE_MAX / 3 || flame_profile_buf(p, 3 * len)) {
 		errno = ENOMEM;
 		return 0;
 	}
 	for (i = 0; i < len; i += n) {
-		n = flame_utf8_seq(s + i, len - i);
+		n = flame_utf8_len(s + i, len - i);
 		if (n) {
 			memcpy(p->buf + out, s + i, n);
 			out += n;
@@ -452,7 +445,7 @@ int flame_profile_sample(const struct flame_sample *sample, void *context)
 	struct flame_profile *p = context;
 	struct flame_psample *ps;
 	size_t first = p->nr_stack, i, j;
-	unsigned long tmp;
+	uint64_t tmp;
 	char event[256];
 	long nr;
 

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <ustack.h>
 /* libtracefs-ext's hash table: hidden in the library, linked in statically here */
@@ -86,6 +87,7 @@ void flame_put_xml(FILE *out, const char *text, size_t len);
 void flame_put_json(FILE *out, const char *text, size_t len);
 void flame_put_plain(FILE *out, const char *text, const char *bad);
 size_t flame_utf8_chars(const char *text, size_t len, size_t max_chars, size_t *bytes);
+size_t flame_utf8_len(const unsigned char *s, size_t len);
 
 /* ---- flame-timeline.c: frames by name and file; every sample kept, for speedscope ---- */
 
@@ -339,7 +341,7 @@ struct flame_profile {
 	struct flame_psample	*samples;
 	size_t			nr_samples;
 	size_t			size_samples;
-	unsigned long		*stack;		/* the samples' location indices */
+	uint64_t		*stack;		/* the samples' location indices */
 	size_t			nr_stack;
 	size_t			size_stack;
 	unsigned long long	first_ts;	/* of the samples */
