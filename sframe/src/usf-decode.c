@@ -197,7 +197,7 @@ static int usf_check_blocks(struct usf_block *blk, const struct usf_hdr *h,
 static int usf_decode_all(const uint8_t *b, const struct usf_hdr *h, uint64_t vaddr,
 			  struct usf_section *sec, struct usf_block *blk)
 {
-	uint64_t total = 0;
+	uint64_t total = 0, bytes = 0;
 	uint32_t i;
 
 	for (i = 0; i < h->num_fdes; i++) {
@@ -215,6 +215,19 @@ static int usf_decode_all(const uint8_t *b, const struct usf_hdr *h, uint64_t va
 		blk[i].len = len + (h->version == 3 ? USF_ATTR_V3_SIZE : 0);
 		blk[i].fi = i;
 		total += c.nr;
+		/*
+		 * Stop as soon as the blocks cannot fit: FDEs that share one run
+		 * of FREs would have it decoded once each (65535 FDEs over one
+		 * run of 65535 FREs: 4.3e9 rows).
+		 */
+		bytes += blk[i].len;
+		if (bytes > h->fre_len)
+			return usf_error(EINVAL, "the FRE blocks of functions 0 to %u take %llu bytes, "
+					 "more than the FRE sub-section's %u: functions share FRE "
+					 "bytes", i, (unsigned long long)bytes, h->fre_len);
+		if (total > h->num_fres)
+			return usf_error(EINVAL, "the FDEs have %llu FREs or more, the header says %u",
+					 (unsigned long long)total, h->num_fres);
 		if ((h->flags & USF_F_FDE_SORTED) && i &&
 		    sec->funcs[i].start <= sec->funcs[i - 1].start)
 			return usf_error(EINVAL, "FDEs flagged sorted, but function %u at %#llx is "
