@@ -13,7 +13,7 @@ pkgs="
 	clang libclang-rt-14-dev
 	kernelshark libkshark-dev libjson-c-dev qtbase5-dev libgl-dev libglu1-mesa-dev valgrind
 	xvfb xauth xdotool x11-apps imagemagick chromium gnuplot-nox
-	debhelper dpkg-dev fakeroot lintian bash-completion linux-config-6.12
+	debhelper dpkg-dev fakeroot lintian bash-completion linux-config-6.12 fuse-overlayfs
 	protobuf-c-compiler libprotobuf-c-dev protobuf-compiler python3-protobuf golang-go
 "
 
