@@ -41,12 +41,13 @@ cmp -s "$cfg" "$obj/.config" || cp "$cfg" "$obj/.config"
 export KBUILD_BUILD_USER=ustack KBUILD_BUILD_HOST=ustack
 export KBUILD_BUILD_VERSION=$("$top/scripts/series-id.sh")
 export DEBEMAIL=dev@ustack.invalid DEBFULLNAME="ustack developers"
-release=$(make -s -C "$tree" O="$obj" LOCALVERSION= kernelrelease)
+# LOCALVERSION= as kernel-build.sh: no "+" for a tree with commits past its tag
+kmake() { make -C "$tree" O="$obj" CC="ccache gcc" HOSTCC="ccache gcc" LOCALVERSION= "$@"; }
+kmake -s olddefconfig >/dev/null
+release=$(kmake -s kernelrelease)
 rm -f "$out"/*.deb "$out"/*.changes "$out"/*.buildinfo
 echo "kernel-deb: linux-image-$release ($kconfig config) with $jobs jobs"
-# LOCALVERSION= as kernel-build.sh: no "+" for a tree with commits past its tag
-make -C "$tree" O="$obj" CC="ccache gcc" HOSTCC="ccache gcc" LOCALVERSION= \
-	KDEB_SOURCENAME=linux-ustack KDEB_PKGVERSION="$release-1" \
-	KDEB_CHANGELOG_DIST=bookworm -j"$jobs" olddefconfig bindeb-pkg
+kmake KDEB_SOURCENAME=linux-ustack KDEB_PKGVERSION="$release-1" KDEB_CHANGELOG_DIST=bookworm \
+	-j"$jobs" bindeb-pkg
 rm -f "$out"/linux-libc-dev_*.deb
 ls "$out"/*.deb | sed "s|^$top/|kernel-deb: |"
