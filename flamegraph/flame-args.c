@@ -43,6 +43,9 @@ static const struct option flame_longopts[] = {
 	{ "inlines", no_argument, NULL, 'I' },
 	{ "srcline", no_argument, NULL, 'S' },
 	{ "host", required_argument, NULL, 'H' },
+	{ "pprof-dir", required_argument, NULL, 'D' },
+	{ "otlp-endpoint", required_argument, NULL, 'E' },
+	{ "period", required_argument, NULL, 'P' },
 	{ "title", required_argument, NULL, 't' },
 	{ "width", required_argument, NULL, 'w' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -91,6 +94,11 @@ void flame_usage(FILE *out)
 	      "      --srcline          source files and lines of the frames (pprof, otlp)\n"
 	      "      --host NAME        the traced machine's host.name (otlp; default: this\n"
 	      "                         machine's name)\n"
+	      "      --pprof-dir DIR    a pprof file per period of the trace, into DIR\n"
+	      "      --otlp-endpoint URL  an OTLP/HTTP export per period, posted to URL\n"
+	      "                         (http://HOST[:PORT][/PATH]; 4318,\n"
+	      "                         /v1development/profiles)\n"
+	      "      --period SECONDS   the period of --pprof-dir and --otlp-endpoint (10)\n"
 	      "  -t, --title TEXT       the title of the svg and html graph\n"
 	      "  -w, --width PIXELS     the width of the svg and html graph (1200)\n"
 	      "  -v, --verbose          say what was counted, and each file asked of\n"
@@ -110,6 +118,22 @@ static long flame_number(const char *text, long min, long max)
 	if (errno || end == text || *end || n < min || n > max)
 		return -1;
 	return n;
+}
+
+/* SECONDS, a decimal number from a microsecond to a day, in nanoseconds */
+static int flame_period_parse(const char *text, unsigned long long *period)
+{
+	char *end;
+	double s;
+
+	errno = 0;
+	s = strtod(text, &end);
+	if (errno || end == text || *end || !(s >= 1e-6 && s <= 86400)) {
+		fputs("ustack-flame: --period from 0.000001 to 86400 seconds\n", stderr);
+		return -1;
+	}
+	*period = s * 1e9;
+	return 0;
 }
 
 static int flame_format_parse(const char *text, enum flame_format *format)
@@ -214,6 +238,14 @@ static int flame_option_value(struct flame_args *a, int opt, const char *arg)
 	case 'H':
 		a->host = arg;
 		return 0;
+	case 'D':
+		a->pprof_dir = arg;
+		return 0;
+	case 'E':
+		a->endpoint = arg;
+		return 0;
+	case 'P':
+		return flame_period_parse(arg, &a->period);
 	case 't':
 		a->title = arg;
 		return 0;
@@ -278,6 +310,21 @@ static int flame_args_check(struct flame_args *a)
 		      stderr);
 		return -1;
 	}
+	if (a->pprof_dir && a->endpoint) {
+		fputs("ustack-flame: --pprof-dir or --otlp-endpoint, not both\n", stderr);
+		return -1;
+	}
+	if ((a->pprof_dir || a->endpoint) && (a->folded || a->output)) {
+		fputs("ustack-flame: --pprof-dir and --otlp-endpoint need trace files, and write "
+		      "no -o\n", stderr);
+		return -1;
+	}
+	if (a->period && !a->pprof_dir && !a->endpoint) {
+		fputs("ustack-flame: --period is of --pprof-dir or --otlp-endpoint\n", stderr);
+		return -1;
+	}
+	if (!a->period)
+		a->period = 10000000000ULL;
 	a->opts.events = a->events;
 	a->opts.buffers = a->buffers;
 	return 0;

@@ -441,14 +441,16 @@ static void flame_otlp_free(struct flame_otlp *o)
 }
 
 /**
- * flame_write_otlp - write the profile as an OTLP ExportProfilesServiceRequest
- * @out: where to
+ * flame_pack_otlp - the profile packed as an OTLP ExportProfilesServiceRequest
  * @p: the profile; the strings of the format are added to it
  * @res: the resource's attributes
+ * @buf: set to the packed message, malloc()ed
+ * @len: set to its length
  *
- * Return: 0; -1 with errno (ENOMEM, or the error of writing).
+ * Return: 0; -1 with errno ENOMEM.
  */
-int flame_write_otlp(FILE *out, struct flame_profile *p, const struct flame_otlp_resource *res)
+int flame_pack_otlp(struct flame_profile *p, const struct flame_otlp_resource *res,
+		    uint8_t **buf, size_t *len)
 {
 	static const char * const attr_keys[FLAME_ATTRS] = {
 		[FLAME_ATTR_TID]	= "thread.id",
@@ -459,9 +461,8 @@ int flame_write_otlp(FILE *out, struct flame_profile *p, const struct flame_otlp
 	unsigned long keys[FLAME_ATTRS], events, count, build_id_key;
 	struct flame_otlp o = { .p = p };
 	struct flame_omsg m = { 0 };
-	size_t i, len, size;
-	uint8_t *buf = NULL;
 	int ret = -1;
+	size_t i;
 
 	errno = 0;
 	events = flame_profile_string(p, "events", 6);
@@ -488,19 +489,35 @@ int flame_write_otlp(FILE *out, struct flame_profile *p, const struct flame_otlp
 	flame_omsg_request(&m, &o, res, events, count);
 	flame_omsg_samples(&m, &o);
 	flame_omsg_dict(&m, &o);
-	size = ustack__otlp__export_profiles_service_request__get_packed_size(&m.req);
-	buf = malloc(size ? size : 1);
-	if (!buf)
+	*len = ustack__otlp__export_profiles_service_request__get_packed_size(&m.req);
+	*buf = malloc(*len ? *len : 1);
+	if (!*buf)
 		goto out;
-	len = ustack__otlp__export_profiles_service_request__pack(&m.req, buf);
-	if (fwrite(buf, 1, len, out) != len) {
-		flame_write_error(out);
-		goto out;
-	}
+	*len = ustack__otlp__export_profiles_service_request__pack(&m.req, *buf);
 	ret = 0;
 out:
-	free(buf);
 	flame_omsg_free(&m);
 	flame_otlp_free(&o);
+	return ret;
+}
+
+/**
+ * flame_write_otlp - write the profile as an OTLP ExportProfilesServiceRequest
+ * @out: where to
+ * @p: the profile; the strings of the format are added to it
+ * @res: the resource's attributes
+ *
+ * Return: 0; -1 with errno (ENOMEM, or the error of writing).
+ */
+int flame_write_otlp(FILE *out, struct flame_profile *p, const struct flame_otlp_resource *res)
+{
+	uint8_t *buf;
+	size_t len;
+	int ret;
+
+	if (flame_pack_otlp(p, res, &buf, &len))
+		return -1;
+	ret = fwrite(buf, 1, len, out) == len ? 0 : flame_write_error(out);
+	free(buf);
 	return ret;
 }

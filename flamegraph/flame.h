@@ -241,6 +241,9 @@ struct flame_args {
 	char			*debug_dir;	/* -d lists joined, malloc()ed */
 	const char		*sysroot;
 	const char		*host;		/* --host: the traced machine's name (otlp) */
+	const char		*pprof_dir;	/* --pprof-dir: a pprof file per period */
+	const char		*endpoint;	/* --otlp-endpoint: an export per period */
+	unsigned long long	period;		/* --period, in nanoseconds */
 	enum flame_format	format;
 	unsigned int		width;
 	unsigned int		sym_flags;
@@ -367,6 +370,49 @@ struct flame_otlp_resource {
 
 int flame_write_otlp(FILE *out, struct flame_profile *p,
 		     const struct flame_otlp_resource *res);
+int flame_pack_otlp(struct flame_profile *p, const struct flame_otlp_resource *res,
+		    uint8_t **buf, size_t *len);
+
+/* ---- flame-http.c: an OTLP/HTTP export's POST ---- */
+
+struct flame_url {
+	char			host[256];
+	char			port[16];
+	char			path[1024];
+};
+
+int flame_url_parse(const char *text, struct flame_url *url);
+int flame_http_post(const struct flame_url *url, const char *type, const void *body, size_t len,
+		    unsigned int timeout_ms);
+
+/* ---- flame-export.c: a profile per period, to a directory or an OTLP endpoint ---- */
+
+struct flame_export {
+	const char		*dir;		/* --pprof-dir; NULL: post to @url */
+	const char		*endpoint;	/* --otlp-endpoint, as given */
+	struct flame_url	url;
+	unsigned long long	period;		/* nanoseconds */
+	struct flame_otlp_resource res;
+	const char		*name;		/* what the profiles are of */
+	const char * const	*inputs;	/* no file of the directory may be one */
+	size_t			nr_inputs;
+	struct ustack_symbolizer *sym;
+	bool			srcline;
+	struct flame_profile	prof;		/* the period's */
+	bool			started;
+	unsigned long long	start;		/* of the first period */
+	long long		period_index;	/* of the samples in @prof */
+	unsigned int		seq;		/* profiles made */
+	unsigned long long	sent;		/* profiles written or taken */
+	unsigned long long	sent_events;
+	unsigned long long	dropped;	/* profiles the endpoint did not take */
+	unsigned long long	dropped_events;
+	unsigned long long	retries;	/* posts tried again */
+};
+
+int flame_export_sample(const struct flame_sample *sample, void *context);
+int flame_export_flush(struct flame_export *e);
+void flame_export_free(struct flame_export *e);
 
 /* ---- flame-perf.c: perf-script text, which Perfetto and speedscope import ---- */
 

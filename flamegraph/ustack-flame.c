@@ -180,7 +180,8 @@ static int read_traces(struct flame_args *a, struct flame_counts *fc, FILE *out,
 		a->opts.sample_context = prof;
 	}
 	for (i = 0; i < a->nr_inputs; i++) {
-		tl->input = i;
+		if (tl)
+			tl->input = i;
 		errno = 0;
 		ret = flame_collect_file(a->inputs[i], &a->opts, fc, &stats);
 		if (ret) {
@@ -256,6 +257,52 @@ static int write_graph(const struct flame_args *a, const struct flame_counts *fc
 	return ret;
 }
 
+/*
+ * --pprof-dir, --otlp-endpoint: a profile per period of the traces, each
+ * written or posted as it ends; what an endpoint did not take is said and
+ * counted. Return: 0 when every profile was written or taken.
+ */
+static int export_traces(struct flame_args *a)
+{
+	struct flame_export e = {
+		.dir = a->pprof_dir,
+		.endpoint = a->endpoint,
+		.period = a->period,
+		.res = { .host = a->host },
+		.name = a->inputs[0],
+		.inputs = a->inputs,
+		.nr_inputs = a->nr_inputs,
+		.sym = a->opts.sym,
+		.srcline = a->srcline,
+	};
+	struct flame_counts fc = { 0 };
+	char host[256];
+	int ret;
+
+	if (e.endpoint && flame_url_parse(e.endpoint, &e.url)) {
+		fprintf(stderr, "ustack-flame: --otlp-endpoint %s: not http://HOST[:PORT][/PATH]\n",
+			e.endpoint);
+		return -1;
+	}
+	if (!e.res.host && !gethostname(host, sizeof(host))) {
+		host[sizeof(host) - 1] = '\0';
+		e.res.host = host;
+	}
+	a->format = FLAME_FORMAT_FOLDED;
+	a->opts.sample_func = flame_export_sample;
+	a->opts.sample_context = &e;
+	ret = read_traces(a, &fc, NULL, NULL, NULL);
+	if (!ret)
+		ret = flame_export_flush(&e);
+	if (a->verbose || e.dropped)
+		fprintf(stderr, "ustack-flame: %llu profiles %s (%llu events), %llu dropped (%llu "
+			"events), %llu posts tried again\n", e.sent, e.dir ? "written" : "sent",
+			e.sent_events, e.dropped, e.dropped_events, e.retries);
+	flame_export_free(&e);
+	flame_counts_free(&fc);
+	return ret || e.dropped ? -1 : 0;
+}
+
 /* Say what the symbolizer waits for: a debuginfod request can take seconds. */
 static void flame_fetch_say(const char *path, const unsigned char *build_id,
 			    size_t build_id_size, bool executable, void *data)
@@ -325,6 +372,10 @@ int main(int argc, char **argv)
 	/* -F's file is an input too (there are no others then), in the room left for it */
 	if (a.folded)
 		a.inputs[a.nr_inputs] = a.folded;
+	if (a.pprof_dir || a.endpoint) {
+		ret = export_traces(&a) ? 1 : 0;
+		goto out;
+	}
 	if ((a.format == FLAME_FORMAT_PPROF || a.format == FLAME_FORMAT_OTLP) &&
 	    (!a.output || !strcmp(a.output, "-")) && isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "ustack-flame: -f %s is binary: not to a terminal (-o FILE)\n",

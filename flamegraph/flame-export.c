@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Profiles by period (issue 41's export side): the samples of every
+ * --period of the trace's time in a profile of their own, written as a
+ * pprof file into --pprof-dir, or posted as an OTLP/HTTP export to
+ * --otlp-endpoint. A post that fails for want of an answer (the receiver
+ * is down, a timeout) or with 429, 502, 503 or 504 is tried again after
+ * 100 ms, 200 ms, 400 ms and 800 ms; then, or at once for any other
+ * status, the period's profile is dropped and counted, and the next one is
+ * made: an endpoint that does not take them never stops the reading.
+ *
+ * Periods start at the first sample's time. The buffers of a file are read
+ * one after the other, each in time order: a period's events of two
+ * buffers are two profiles.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "flame.h"
+
+#define FLAME_EXPORT_TRIES	5		/* the first post and four more */
+#define FLAME_EXPORT_WAIT_MS	100		/* before the second; doubled each time */
+#define FLAME_EXPORT_TIMEOUT_MS	5000		/* of each step of a post */
+
+/* Whether a post that failed so may work again later */
+static bool flame_export_retry(int status)
+{
+	return status < 0 || status == 429 || status == 502 || status == 503 || status == 504;
+}
+
+static void flame_sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, ms % 1000 * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* The period's profile posted, tried again as said above; 0 sent, -1 dropped. */
+static int flame_export_post(struct flame_export *e)
+{
+	unsigned int wait = FLAME_EXPORT_WAIT_MS, i;
+	int status = -1, err = 0;
+	uint8_t *buf;
+	size_t len;
+
+	if (flame_pack_otlp(&e->prof, &e->res, &buf, &len)) {
+		fprintf(stderr, "ustack-flame: export %u: %s\n", e->seq, strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < FLAME_EXPORT_TRIES; i++) {
+		if (i) {
+			e->retries++;
+			flame_sleep_ms(wait);
+			wait *= 2;
+		}
+		status = flame_http_post(&e->url, "application/x-protobuf", buf, len,
+					 FLAME_EXPORT_TIMEOUT_MS);
+		err = errno;
+		if ((status >= 200 && status < 300) || !flame_export_retry(status))
+			break;
+	}
+	free(buf);
+	if (status >= 200 && status < 300)
+		return 0;
+	if (status < 0)
+		fprintf(stderr, "ustack-flame: %s: export %u of %zu events dropped after %u tries: "
+			"%s\n", e->endpoint, e->seq, e->prof.nr_samples, i, strerror(err));
+	else
+		fprintf(stderr, "ustack-flame: %s: export %u of %zu events dropped: HTTP %d\n",
+			e->endpoint, e->seq, e->prof.nr_samples, status);
+	return -1;
+}
+
+/* The period's profile as a pprof file of the directory; -1 (said) when it cannot be. */
+static int flame_export_file(struct flame_export *e)
+{
+	struct flame_out out = { 0 };
+	char path[PATH_MAX];
+	int ret;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/ustack-%06u.pb.gz", e->dir, e->seq) >=
+	    sizeof(path)) {
+		fprintf(stderr, "ustack-flame: %s: the directory's name is too long\n", e->dir);
+		return -1;
+	}
+	if (flame_out_open(&out, path, e->inputs, e->nr_inputs))
+		return -1;
+	ret = flame_write_pprof(out.file, &e->prof, e->name);
+	if (ret)
+		fprintf(stderr, "ustack-flame: %s: %s\n", out.name, flame_strerror(errno));
+	if (flame_out_close(&out, !ret))
+		ret = -1;
+	return ret;
+}
+
+/**
+ * flame_export_flush - export the period's profile, and start the next
+ * @e: the exporter
+ *
+ * Return: 0, also when the export was dropped (counted); -1 when a file of
+ * the directory cannot be written (said on standard error).
+ */
+int flame_export_flush(struct flame_export *e)
+{
+	size_t events = e->prof.nr_samples;
+	int ret = 0;
+
+	if (!events)
+		return 0;
+	e->seq++;
+	if (e->dir) {
+		ret = flame_export_file(e);
+		if (!ret) {
+			e->sent++;
+			e->sent_events += events;
+		}
+	} else if (flame_export_post(e)) {
+		e->dropped++;
+		e->dropped_events += events;
+	} else {
+		e->sent++;
+		e->sent_events += events;
+	}
+	flame_profile_free(&e->prof);
+	e->prof.sym = e->sym;
+	e->prof.srcline = e->srcline;
+	return ret;
+}
+
+/**
+ * flame_export_sample - keep a sample in its period's profile
+ * @sample: the sample
+ * @context: the struct flame_export
+ *
+ * A sample of another period than the samples kept exports them first.
+ *
+ * Return: 0; -1 with errno (ENOMEM), or when a file cannot be written.
+ */
+int flame_export_sample(const struct flame_sample *sample, void *context)
+{
+	unsigned long long ts = sample->sample->ts;
+	struct flame_export *e = context;
+	long long period;
+
+	if (!e->started) {
+		e->start = ts;
+		e->started = true;
+		e->prof.sym = e->sym;
+		e->prof.srcline = e->srcline;
+	}
+	/* whole periods from the start, before it too */
+	period = ts >= e->start ? (long long)((ts - e->start) / e->period) :
+				  -(long long)((e->start - ts - 1) / e->period) - 1;
+	if (e->prof.nr_samples && period != e->period_index && flame_export_flush(e)) {
+		errno = EIO;
+		return -1;
+	}
+	e->period_index = period;
+	return flame_profile_sample(sample, &e->prof);
+}
+
+/**
+ * flame_export_free - free what the exporter kept
+ * @e: the exporter
+ */
+void flame_export_free(struct flame_export *e)
+{
+	flame_profile_free(&e->prof);
+}
