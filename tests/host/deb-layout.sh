@@ -73,6 +73,25 @@ check "a man page for each plugin" \
 	test -f "$root/usr/share/man/man7/plugin_ustack.7" -a \
 	-f "$root/usr/share/man/man7/kernelshark-plugin-ustack.7"
 
+# the completion offers what ustack-flame has: its formats (as it lists them
+# when given another) and its long options (as --help lists them)
+comp=$root/usr/share/bash-completion/completions/ustack-flame
+flame=$root/usr/bin/ustack-flame
+want=$("$flame" -f no-such-format x 2>&1 | sed -n 's/.*no format no-such-format (\(.*\)).*/\1/p' |
+	tr -d ',' | tr ' ' '\n' | sort | tr '\n' ' ')
+has=$(sed -n "/-f | --format)/,/return/s/.*compgen -W '\([^']*\)'.*/\1/p" "$comp" | tr ' ' '\n' |
+	sort | tr '\n' ' ')
+check "completion: ustack-flame -f offers its formats ($want)" test -n "$want" -a "$want" = "$has"
+want=$("$flame" --help | grep -oE -- '--[a-z][a-z-]*' | sort -u)
+missing=$(for o in $want; do grep -qE -- "(^|[[:space:]'])$o([[:space:]')]|\$)" "$comp" || echo "$o"; done | tr '\n' ' ')
+check "completion: ustack-flame's long options are all offered${missing:+ (not: $missing)}" \
+	test -z "$missing"
+sf=$root/usr/bin/ustack-sframe
+want=$("$sf" --help 2>&1 | sed -n 's/^  ustack-sframe \([a-z][a-z-]*\).*/\1/p' | sort -u | tr '\n' ' ')
+has=$(sed -n "/local cmds=/,/'/p" "$root/usr/share/bash-completion/completions/ustack-sframe" |
+	sed "s/.*cmds='//; s/'.*//" | tr -s ' \t' '\n\n' | grep . | sort -u | tr '\n' ' ')
+check "completion: ustack-sframe offers its commands ($want)" test -n "$want" -a "$want" = "$has"
+
 "$top/debian/gen-symbols" "$top/libtracefs-ext/libtracefs-ext.map" >"$work/symbols"
 sed -n 's/^ \([a-z][^ ]*\) .*/\1/p' "$work/symbols" | sort >"$work/want"
 readelf --dyn-syms --wide "$root/usr/lib/$ma/libtracefs-ext.so.1" |
