@@ -192,6 +192,29 @@ else
 	skip "lost stacks, two buffers" "no trace-cmd (to convert the fixture to version 6)"
 fi
 
+# -- --inlines: a location with a line per inlined function (the library's
+# debug file replaced by one of ours with its build-id, inl_leaf() inlined
+# into inl_outer() at the trace's offsets, as in flame-pprof.sh)
+if command -v gcc > /dev/null; then
+	{
+		printf 'volatile int sink;\n'
+		printf 'static inline __attribute__((always_inline)) void inl_leaf(int i)\n'
+		printf '{\n\tsink += i; sink ^= i; sink += i * 3; sink -= i; sink += 7; sink ^= 5;\n}\n'
+		printf 'void inl_outer(int n)\n{\n'
+		for i in $(seq 0 59); do printf '\tinl_leaf(n + %d);\n' "$i"; done
+		printf '}\n'
+	} > "$work/inl.c"
+	gcc -O1 -g -fPIC -shared -Wl,--build-id=0xe510b52ef1603bdd5905b18075d747e2565f5a20 \
+		-o "$work/debug/.build-id/e5/10b52ef1603bdd5905b18075d747e2565f5a20.debug" \
+		"$work/inl.c"
+	check "--inlines: the folded lines have inlined frames" grep -q ';inl_outer;inl_leaf;' \
+		<(flame --inlines "$KS")
+	compare "--inlines --srcline" "$KS" --inlines --srcline
+	flame_setup "$work"
+else
+	skip "--inlines" "no gcc"
+fi
+
 # -- --srcline: the functions' files and the lines
 flame -f otlp --srcline -o "$work/src.bin" "$KS"
 protoc --decode="$MSG" -I "$PROTO_DIR" otlp-profiles.proto < "$work/src.bin" > "$work/text"

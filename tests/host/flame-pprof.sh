@@ -55,6 +55,8 @@ if view == "traces":
                     n, frames = int(f.group(1)), [f.group(2)]
                 elif frames and b.strip():
                     frames.append(b.strip())
+            # an inlined function is marked so
+            frames = [re.sub(r" \(inline\)$", "", f) for f in frames]
             if frames:
                 add(labels, frames, n)
             block = []
@@ -74,11 +76,16 @@ else:
         if part == "Samples:" and samples:
             for k, v in re.findall(r"(\w+):\[([^\]]*)\]", line):
                 samples[-1][2][k] = v
-        l = re.fullmatch(r"\s*(\d+): 0x[0-9a-f]+(?: M=\d+)? (.*) :\d+ s=\d+", line)
+        # the lines of a location, the innermost first: more lines without the id
+        l = re.fullmatch(r"\s*(\d+): 0x[0-9a-f]+(?: M=\d+)? (.*) \S*:\d+ s=\d+", line)
+        more = re.fullmatch(r"\s+(.*) \S*:\d+ s=\d+", line)
         if part == "Locations" and l:
-            locs[l.group(1)] = l.group(2)
+            last = l.group(1)
+            locs[last] = [l.group(2)]
+        elif part == "Locations" and more:
+            locs[last].append(more.group(1))
     for n, ids, labels in samples:
-        add(labels, [locs[i] for i in ids], n)
+        add(labels, [f for i in ids for f in locs[i]], n)
 for k in sorted(counts):
     print(k, counts[k])
 ' "$1"
@@ -209,6 +216,36 @@ if [ -n "$have_go" ]; then
 	flame "$KS" > "$work/folded"
 	want "$work/folded" > "$work/want"
 	same "--srcline: the same stacks and counts" "$work/want" "$work/got"
+fi
+
+# -- --inlines: a location with a line per inlined function. The library of
+# the fixture replaced by one of ours with its build-id, whose code at the
+# trace's offsets is inl_leaf() inlined into inl_outer() (mostly)
+if [ -n "$have_go" ] && command -v gcc > /dev/null; then
+	{
+		printf 'volatile int sink;\n'
+		printf 'static inline __attribute__((always_inline)) void inl_leaf(int i)\n'
+		printf '{\n\tsink += i; sink ^= i; sink += i * 3; sink -= i; sink += 7; sink ^= 5;\n}\n'
+		printf 'void inl_outer(int n)\n{\n'
+		for i in $(seq 0 59); do printf '\tinl_leaf(n + %d);\n' "$i"; done
+		printf '}\n'
+	} > "$work/inl.c"
+	LIB_DEBUG=$work/debug/.build-id/e5/10b52ef1603bdd5905b18075d747e2565f5a20.debug
+	gcc -O1 -g -fPIC -shared -Wl,--build-id=0xe510b52ef1603bdd5905b18075d747e2565f5a20 \
+		-o "$LIB_DEBUG" "$work/inl.c"
+	check "--inlines: the folded lines have inlined frames (inl_outer;inl_leaf)" grep -q \
+		';inl_outer;inl_leaf;' <(flame --inlines "$KS")
+	compare "--inlines" "$KS" --inlines
+	compare "--inlines --srcline" "$KS" --inlines --srcline
+	go tool pprof -symbolize=none -raw "$work/p.pb.gz" > "$work/raw" 2>&1
+	check "--inlines --srcline: a location of two lines, the inlined function first" \
+		grep -qzP ' 0x1175 M=[0-9]+ inl_leaf [^ ]*inl\.c:4 s=0\n +inl_outer [^ ]*inl\.c:[1-9][0-9]* s=0\n' \
+		"$work/raw"
+	check "--inlines: -traces marks the inlined function" grep -q 'inl_leaf (inline)' \
+		<(go tool pprof -symbolize=none -traces "$work/p.pb.gz" 2>&1)
+	flame_setup "$work"
+else
+	skip "--inlines" "no go or no gcc"
 fi
 
 # -- refused: binary to a terminal is checked by the tool; folded input has no events
