@@ -179,9 +179,18 @@ int ustack_option_is_enabled(struct tracefs_instance *instance);
  * struct ustack_stack flags: the kernel's (user_unwind_stack.flags), and one
  * of the library's own: the frame data was cut short or corrupt, and the
  * frames before the damage are given.
+ *
+ * USTACK_STACK_FP and USTACK_STACK_SFRAME say how the kernel found the
+ * frames (both: some each way). SFrame, or an unwind table root loaded for
+ * the file, describes the code: its frames are exact. Frame pointers are
+ * followed where a file has neither, and through code built without them
+ * (most distributions' binaries) the walk guesses: a frame can be wrong or
+ * missing. ustack_stack_method() (LIBTRACEFS_EXT_1.2) says it in words.
  */
 #define USTACK_STACK_TRUNCATED	0x1	/* more frames than were recorded */
 #define USTACK_STACK_NO_STACK	0x2	/* the stack could not be walked; nr is 0 */
+#define USTACK_STACK_FP		0x4	/* frame pointers found frames: may be a guess */
+#define USTACK_STACK_SFRAME	0x8	/* SFrame or an unwind table found frames */
 #define USTACK_STACK_MALFORMED	0x100	/* the frame data is damaged */
 
 /*
@@ -379,6 +388,8 @@ void ustack_stack_put(const struct ustack_stack *stack);
 int ustack_stack_nr_frames(const struct ustack_stack *stack);
 const struct ustack_frame *ustack_stack_frame(const struct ustack_stack *stack, unsigned int i);
 const char *ustack_lost_name(enum ustack_lost lost);
+/* how the kernel found a stack's frames (LIBTRACEFS_EXT_1.2) */
+const char *ustack_stack_method(const struct ustack_stack *stack);
 
 /* ustack-stitch-format.c: frames and stacks as text */
 int ustack_frame_format(const struct ustack_frame *frame, struct ustack_symbolizer *sym,

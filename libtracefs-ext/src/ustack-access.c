@@ -4,6 +4,7 @@
  * that reaches a stack's frames and a lost reason's words through them never
  * steps through an array with an element size, or indexes one with a bound,
  * of its own. See the header comment of ustack.h for the ABI they keep.
+ * How a stack was found, in words (LIBTRACEFS_EXT_1.2).
  */
 #include <errno.h>
 
@@ -66,4 +67,35 @@ const char *ustack_lost_name(enum ustack_lost lost)
 		return "the stitcher's limits let it go";
 	}
 	return "a reason this library does not know";
+}
+
+/**
+ * ustack_stack_method - how the kernel found a stack's frames, in words
+ * @stack: the stack
+ *
+ * The words are those of the kernel's text output of the entry (unwind=):
+ * "sframe" when SFrame or an unwind table found every frame, "fp" when
+ * frame pointers did, "sframe+fp" when each found some. Frames found by
+ * frame pointers (USTACK_STACK_FP set) may be a guess: through code that
+ * does not keep frame pointers the walk can give a wrong frame or stop
+ * early. "unknown" when the entry does not say: a kernel before the
+ * method bits, or a stack it could not walk.
+ *
+ * Return: a static string; NULL with errno EINVAL when @stack is NULL.
+ */
+const char *ustack_stack_method(const struct ustack_stack *stack)
+{
+	if (!stack) {
+		errno = EINVAL;
+		return NULL;
+	}
+	switch (stack->flags & (USTACK_STACK_FP | USTACK_STACK_SFRAME)) {
+	case USTACK_STACK_FP:
+		return "fp";
+	case USTACK_STACK_SFRAME:
+		return "sframe";
+	case USTACK_STACK_FP | USTACK_STACK_SFRAME:
+		return "sframe+fp";
+	}
+	return "unknown";
 }

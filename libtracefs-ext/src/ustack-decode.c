@@ -75,8 +75,8 @@ int ustack_file_table_set(struct ustack_file_table *table, unsigned int id, cons
  *	end of the record (padding included)
  * @size: the bytes of @data
  * @nr: the entry's nr field
- * @flags: its flags field (USTACK_STACK_TRUNCATED, USTACK_STACK_NO_STACK;
- *	other bits are not kept)
+ * @flags: its flags field (USTACK_STACK_TRUNCATED, USTACK_STACK_NO_STACK,
+ *	USTACK_STACK_FP, USTACK_STACK_SFRAME; other bits are not kept)
  * @table: the files named so far; NULL to name none (frames then have a
  *	file id and no path)
  *

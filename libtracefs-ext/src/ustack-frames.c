@@ -314,7 +314,8 @@ struct ustack_stack *ustack_stack_decode(struct ustack_files *files, unsigned lo
 	ref->refs = 1;
 	ref->stack.cookie = cookie;
 	ref->stack.pid = pid;
-	ref->stack.flags = flags & (USTACK_STACK_TRUNCATED | USTACK_STACK_NO_STACK);
+	ref->stack.flags = flags & (USTACK_STACK_TRUNCATED | USTACK_STACK_NO_STACK |
+				    USTACK_STACK_FP | USTACK_STACK_SFRAME);
 	if (set->malformed)
 		ref->stack.flags |= USTACK_STACK_MALFORMED;
 	ref->stack.nr = set->nr;

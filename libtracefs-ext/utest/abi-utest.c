@@ -3,7 +3,8 @@
  * The accessors of LIBTRACEFS_EXT_1.1 (review [9]): a stack's frames by
  * index, checked against its number of frames, and words for any lost
  * reason, a newer library's included; and that they are exported at 1.1,
- * not 1.0. tests/host/abi-1.0.sh runs a program built against the 1.0 header.
+ * not 1.0. How a stack was found, in words, at 1.2 (issue 37).
+ * tests/host/abi-1.0.sh runs a program built against the 1.0 header.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -88,6 +89,72 @@ static void test_lost_name(void)
 	}
 }
 
+/*
+ * The kernel's method bits reach the stack through both decoders (the
+ * stitcher's records and ustack_frames_decode()), and read as the kernel's
+ * text output names them: a stack resting on frame pointers says "fp".
+ */
+static void test_stack_method(void)
+{
+	static const struct {
+		unsigned int	flags;
+		const char	*method;
+	} cases[] = {
+		{ 0, "unknown" },
+		{ USTACK_STACK_NO_STACK, "unknown" },
+		{ USTACK_STACK_FP, "fp" },
+		{ USTACK_STACK_SFRAME, "sframe" },
+		{ USTACK_STACK_FP | USTACK_STACK_SFRAME, "sframe+fp" },
+		{ USTACK_STACK_FP | USTACK_STACK_SFRAME | USTACK_STACK_TRUNCATED, "sframe+fp" },
+		{ USTACK_STACK_FP | 0x40 /* not a flag: dropped */, "fp" },
+	};
+	static const struct ut_frame frames[] = { { 1, 0x5000 }, { 1, 0x4000 } };
+	const struct ustack_stack *s;
+	unsigned char enc[64];
+	unsigned int i, want;
+	size_t len;
+
+	UT_CHECK(USTACK_STACK_FP == 0x4 && USTACK_STACK_SFRAME == 0x8,
+		 "the kernel's bits: fp %#x, sframe %#x", USTACK_STACK_FP, USTACK_STACK_SFRAME);
+	len = ut_encode(enc, frames, UT_ARRAY_SIZE(frames));
+	for (i = 0; i < UT_ARRAY_SIZE(cases); i++) {
+		s = ustack_frames_decode(enc, len, UT_ARRAY_SIZE(frames), cases[i].flags, NULL);
+		if (!UT_CHECK(s, "decode %#x: %s", cases[i].flags, strerror(errno)))
+			continue;
+		want = cases[i].flags & (USTACK_STACK_TRUNCATED | USTACK_STACK_NO_STACK |
+					 USTACK_STACK_FP | USTACK_STACK_SFRAME);
+		UT_CHECK(s->flags == want, "flags %#x kept as %#x, want %#x", cases[i].flags,
+			 s->flags, want);
+		UT_CHECK_STR(ustack_stack_method(s), cases[i].method);
+		ustack_stack_put(s);
+	}
+	errno = 0;
+	UT_CHECK(!ustack_stack_method(NULL) && errno == EINVAL, "method of NULL");
+}
+
+/* The same bits through a stitcher: an event's stack found by frame pointers and SFrame. */
+static void test_stitched_method(void)
+{
+	static const struct ut_frame frames[] = { { 1, 0x1127 }, { 1, 0x1150 } };
+	const unsigned int flags = USTACK_STACK_FP | USTACK_STACK_SFRAME;
+	unsigned char enc[64];
+	struct ut_trace t;
+	size_t len;
+
+	if (!ut_start(&t, UT_FORMATS_ALL, 0))
+		return;
+	len = ut_encode(enc, frames, UT_ARRAY_SIZE(frames));
+	ut_cookie(&t, 0, 100, 0x101);
+	ut_event(&t, 0, 100, 1);
+	ut_file(&t, 0, 1, "/lib/libsample.so");
+	ut_add(&t, 0, ut_rec_stack(t.buf, 100, 0x101, UT_ARRAY_SIZE(frames), flags, enc, len));
+	if (UT_CHECK(t.nr_seen == 1, "%zu events handed back, want 1", t.nr_seen))
+		UT_CHECK(t.seen[0].state == USTACK_STATE_STACK && t.seen[0].flags == flags,
+			 "state %d flags %#x, want a stack with %#x", t.seen[0].state,
+			 t.seen[0].flags, flags);
+	ut_end(&t);
+}
+
 /* The accessors are at LIBTRACEFS_EXT_1.1, which a 1.0 program never asks for. */
 static void test_exports(void)
 {
@@ -106,6 +173,9 @@ static void test_exports(void)
 			 api[i]);
 	UT_CHECK(dlvsym(lib, "ustack_stack_format", "LIBTRACEFS_EXT_1.0"),
 		 "ustack_stack_format not at LIBTRACEFS_EXT_1.0");
+	UT_CHECK(dlvsym(lib, "ustack_stack_method", "LIBTRACEFS_EXT_1.2") &&
+		 !dlvsym(lib, "ustack_stack_method", "LIBTRACEFS_EXT_1.1"),
+		 "ustack_stack_method not at LIBTRACEFS_EXT_1.2");
 	dlclose(lib);
 }
 
@@ -117,5 +187,7 @@ void utest_abi_register(void)
 		return;
 	CU_add_test(suite, "stack_frame", test_stack_frame);
 	CU_add_test(suite, "lost_name", test_lost_name);
+	CU_add_test(suite, "stack_method", test_stack_method);
+	CU_add_test(suite, "stitched_method", test_stitched_method);
 	CU_add_test(suite, "exports", test_exports);
 }

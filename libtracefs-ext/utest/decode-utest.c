@@ -31,7 +31,7 @@ static void test_decode_table(void)
 	/* padding to 4 bytes, as in the ring buffer */
 	memset(enc + len, 0, 3);
 	s = ustack_frames_decode(enc, len + 3, UT_ARRAY_SIZE(frames), USTACK_STACK_TRUNCATED |
-				 0x4 /* not a flag: dropped */, table);
+				 0x40 /* not a flag: dropped */, table);
 	if (!UT_CHECK(s, "decode: %s", strerror(errno)))
 		goto out;
 	UT_CHECK(s->nr == 5 && s->flags == USTACK_STACK_TRUNCATED && !s->cookie && !s->pid,

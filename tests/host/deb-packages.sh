@@ -60,7 +60,7 @@ contents() {
 		grep -v '^/usr/share/doc/' | sort
 }
 expect_libtracefs_ext1="/usr/lib/$ma/libtracefs-ext.so.1
-/usr/lib/$ma/libtracefs-ext.so.1.1.0"
+/usr/lib/$ma/libtracefs-ext.so.1.2.0"
 expect_libtracefs_ext_dev="/usr/include/tracefs-ext/ustack.h
 /usr/lib/$ma/libtracefs-ext.a
 /usr/lib/$ma/libtracefs-ext.so
