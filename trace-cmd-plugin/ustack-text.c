@@ -6,6 +6,10 @@
  *
  *	 => ustack_lib_inner+0x25 (/usr/lib/libustack-sample.so)
  *
+ * A stack that rests on frame pointers ends with a line that says so, as the
+ * kernel's text output names the method: through code that does not keep
+ * frame pointers the walk guesses, and a frame can be wrong or missing.
+ *
  * The text of a stack is shared by every event of its kernel entry, and by
  * the later entries with the same frames (a program calls the kernel from a
  * few places): a small cache finds it by the frames. Each cached text keeps
@@ -137,6 +141,11 @@ static struct up_text *up_text_make(struct up_texts *texts, const struct ustack_
 		up_put_str(texts, "\n => [more frames not recorded]");
 	if (stack->flags & USTACK_STACK_MALFORMED)
 		up_put_str(texts, "\n => [malformed frame data]");
+	if (stack->flags & USTACK_STACK_FP) {
+		up_put_str(texts, "\n => [unwind=");
+		up_put_str(texts, ustack_stack_method(stack));
+		up_put_str(texts, ": frames found by frame pointers may be a guess]");
+	}
 	if (texts->failed)
 		return NULL;
 
