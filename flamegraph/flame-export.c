@@ -7,7 +7,8 @@
  * is down, a timeout) or with 429, 502, 503 or 504 is tried again after
  * 100 ms, 200 ms, 400 ms and 800 ms; then, or at once for any other
  * status, the period's profile is dropped and counted, and the next one is
- * made: an endpoint that does not take them never stops the reading.
+ * made: an endpoint that does not take them never stops the reading. A
+ * 2xx answer whose partial success rejects the profile drops it too.
  *
  * Periods start at the first sample's time. The buffers of a file are read
  * one after the other, each in time order: a period's events of two
@@ -20,6 +21,7 @@
 #include <time.h>
 
 #include "flame.h"
+#include "otlp-profiles.pb-c.h"
 
 #define FLAME_EXPORT_TRIES	5		/* the first post and four more */
 #define FLAME_EXPORT_WAIT_MS	100		/* before the second; doubled each time */
@@ -39,10 +41,39 @@ static void flame_sleep_ms(unsigned int ms)
 		;
 }
 
+/*
+ * A 2xx answer's partial success: 0 when the profile was taken, -1 (said)
+ * when the receiver rejected it (the request has one profile).
+ */
+static int flame_export_taken(struct flame_export *e, const struct flame_http_body *answer)
+{
+	Ustack__Otlp__ExportProfilesServiceResponse *res;
+	Ustack__Otlp__ExportProfilesPartialSuccess *ps;
+	int ret = 0;
+
+	/* an empty or unreadable body: taken, as no partial success says */
+	res = ustack__otlp__export_profiles_service_response__unpack(NULL, answer->len,
+								     (const uint8_t *)answer->data);
+	if (!res)
+		return 0;
+	ps = res->partial_success;
+	if (ps && ps->rejected_profiles > 0) {
+		fprintf(stderr, "ustack-flame: %s: export %u of %zu events rejected: %s\n",
+			e->endpoint, e->seq, e->prof.nr_samples,
+			ps->error_message && *ps->error_message ? ps->error_message :
+			"no reason given");
+		e->rejected++;
+		ret = -1;
+	}
+	ustack__otlp__export_profiles_service_response__free_unpacked(res, NULL);
+	return ret;
+}
+
 /* The period's profile posted, tried again as said above; 0 sent, -1 dropped. */
 static int flame_export_post(struct flame_export *e)
 {
 	unsigned int wait = FLAME_EXPORT_WAIT_MS, i;
+	struct flame_http_body answer;
 	int status = -1, err = 0;
 	uint8_t *buf;
 	size_t len;
@@ -58,14 +89,14 @@ static int flame_export_post(struct flame_export *e)
 			wait *= 2;
 		}
 		status = flame_http_post(&e->url, "application/x-protobuf", buf, len,
-					 FLAME_EXPORT_TIMEOUT_MS);
+					 FLAME_EXPORT_TIMEOUT_MS, &answer);
 		err = errno;
 		if ((status >= 200 && status < 300) || !flame_export_retry(status))
 			break;
 	}
 	free(buf);
 	if (status >= 200 && status < 300)
-		return 0;
+		return flame_export_taken(e, &answer);
 	if (status < 0)
 		fprintf(stderr, "ustack-flame: %s: export %u of %zu events dropped after %u tries: "
 			"%s\n", e->endpoint, e->seq, e->prof.nr_samples, i, strerror(err));

@@ -2,9 +2,10 @@
 /*
  * The one HTTP request ustack-flame makes: an OTLP/HTTP export, a POST of
  * a protobuf body to an http:// URL, on a connection of its own (HTTP/1.1,
- * "Connection: close"), every step bounded by a timeout. Only the status
- * of the answer is read: 2xx is taken, the rest is the caller's to retry
- * or drop. No TLS: a collector on the machine, or a proxy, takes https on.
+ * "Connection: close"), every step bounded by a timeout. The answer's
+ * status and body are the caller's: 2xx is taken, the rest is the caller's
+ * to retry or drop. No TLS: a collector on the machine, or a proxy, takes
+ * https on.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -131,33 +132,61 @@ static int flame_http_send(int fd, const void *data, size_t len)
 	return 0;
 }
 
-/* The status of the answer ("HTTP/1.x NNN ..."); -1 with errno. */
-static int flame_http_status(int fd)
+/* Whether @buf holds an answer's headers and all of the body they announce */
+static bool flame_http_whole(char *buf, size_t len)
 {
-	char head[64];
-	size_t len = 0;
+	char *end = memmem(buf, len, "\r\n\r\n", 4), *cl;
+	size_t n;
+
+	if (!end)
+		return false;
+	buf[len] = '\0';
+	cl = strcasestr(buf, "\r\nContent-Length:");
+	return cl && cl < end && sscanf(cl + 17, "%zu", &n) == 1 &&
+	       n <= (size_t)(buf + len - end - 4);
+}
+
+/*
+ * The answer, read to the end of the body its Content-Length announces, or
+ * to the connection's end, or as much as @body holds: its status ("HTTP/1.x NNN ..."), and its body into
+ * @body (when it has a Content-Length and all of it came); -1 with errno.
+ */
+static int flame_http_answer(int fd, struct flame_http_body *body)
+{
+	char *buf = body->data, *end, *cl;
+	size_t len = 0, size = sizeof(body->data) - 1, n_body;
 	ssize_t n;
 	int code;
 
-	/* the status line is all that is read: the connection is closed after */
-	while (len < sizeof(head) - 1 && !memchr(head, '\n', len)) {
-		n = recv(fd, head + len, sizeof(head) - 1 - len, 0);
+	body->len = 0;
+	while (len < size && !flame_http_whole(buf, len)) {
+		n = recv(fd, buf + len, size - len, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
 			if (errno == EAGAIN)
 				errno = ETIMEDOUT;
-			return -1;
+			/* a status and headers already read will do */
+			if (!memmem(buf, len, "\r\n\r\n", 4))
+				return -1;
+			break;
 		}
 		if (!n)
 			break;
 		len += n;
 	}
-	head[len] = '\0';
-	if (sscanf(head, "HTTP/1.%*1[01] %3d", &code) != 1 || code < 100) {
+	buf[len] = '\0';
+	if (sscanf(buf, "HTTP/1.%*1[01] %3d", &code) != 1 || code < 100) {
 		/* closed before an answer, or not HTTP */
 		errno = len ? EPROTO : ECONNRESET;
 		return -1;
+	}
+	end = memmem(buf, len, "\r\n\r\n", 4);
+	cl = strcasestr(buf, "\r\nContent-Length:");
+	if (end && cl && cl < end && sscanf(cl + 17, "%zu", &n_body) == 1 &&
+	    n_body <= (size_t)(buf + len - end - 4)) {
+		memmove(body->data, end + 4, n_body);
+		body->len = n_body;
 	}
 	return code;
 }
@@ -170,12 +199,13 @@ static int flame_http_status(int fd)
  * @len: its length
  * @timeout_ms: the most each of connecting, sending and waiting for the
  *	answer may take
+ * @answer: set to the answer's body, when it has one of a known length
  *
  * Return: the HTTP status of the answer; -1 with errno when there was none
  * (the connection could not be made, was reset, or timed out: ETIMEDOUT).
  */
 int flame_http_post(const struct flame_url *url, const char *type, const void *body, size_t len,
-		    unsigned int timeout_ms)
+		    unsigned int timeout_ms, struct flame_http_body *answer)
 {
 	char head[1536];
 	int fd, n, ret = -1;
@@ -193,7 +223,7 @@ int flame_http_post(const struct flame_url *url, const char *type, const void *b
 	if (fd < 0)
 		return -1;
 	if (!flame_http_send(fd, head, n) && !flame_http_send(fd, body, len))
-		ret = flame_http_status(fd);
+		ret = flame_http_answer(fd, answer);
 	close(fd);
 	return ret;
 }

@@ -381,9 +381,15 @@ struct flame_url {
 	char			path[1024];
 };
 
+/* an answer's body: an OTLP export's is small (a partial success, if any) */
+struct flame_http_body {
+	char			data[8192];
+	size_t			len;
+};
+
 int flame_url_parse(const char *text, struct flame_url *url);
 int flame_http_post(const struct flame_url *url, const char *type, const void *body, size_t len,
-		    unsigned int timeout_ms);
+		    unsigned int timeout_ms, struct flame_http_body *answer);
 
 /* ---- flame-export.c: a profile per period, to a directory or an OTLP endpoint ---- */
 
@@ -407,6 +413,7 @@ struct flame_export {
 	unsigned long long	sent_events;
 	unsigned long long	dropped;	/* profiles the endpoint did not take */
 	unsigned long long	dropped_events;
+	unsigned long long	rejected;	/* profiles taken in part: rejected_profiles */
 	unsigned long long	retries;	/* posts tried again */
 };
 

@@ -296,8 +296,9 @@ static int export_traces(struct flame_args *a)
 		ret = flame_export_flush(&e);
 	if (a->verbose || e.dropped)
 		fprintf(stderr, "ustack-flame: %llu profiles %s (%llu events), %llu dropped (%llu "
-			"events), %llu posts tried again\n", e.sent, e.dir ? "written" : "sent",
-			e.sent_events, e.dropped, e.dropped_events, e.retries);
+			"events; %llu of them rejected), %llu posts tried again\n", e.sent,
+			e.dir ? "written" : "sent", e.sent_events, e.dropped, e.dropped_events,
+			e.rejected, e.retries);
 	flame_export_free(&e);
 	flame_counts_free(&fc);
 	return ret || e.dropped ? -1 : 0;

@@ -8,6 +8,7 @@
 # output's stacks and counts; a receiver that answers 503 or drops the
 # connection is tried again, one that answers 400 loses that export, one
 # that crashes mid-run and is restarted loses nothing or what is counted,
+# a partial success that rejects an export drops it, counted,
 # one that is not there loses everything, counted, and nothing crashes.
 # kstack.dat's 5 events in periods of 0.2 ms are 3 profiles (1, 2, 2).
 # No root.
@@ -110,7 +111,7 @@ receiver retry 503,close
 post retry
 check "503, then a connection closed unanswered: tried again, all taken" test \
 	"$(summary "$work/retry.out")" = \
-	"3 profiles sent (5 events), 0 dropped (0 events), 2 posts tried again"
+	"3 profiles sent (5 events), 0 dropped (0 events; 0 of them rejected), 2 posts tried again"
 same "503 and a closed connection: the exports hold the folded output" "$work/folded" \
 	<(received "$work/retry.log")
 
@@ -118,11 +119,19 @@ receiver refused 400
 post refused
 check "400: the export is dropped, counted, the others taken, status 1" test \
 	"$(summary "$work/refused.out") $(tail -n 1 "$work/refused.out")" = \
-	"2 profiles sent (4 events), 1 dropped (1 events), 0 posts tried again status 1"
+	"2 profiles sent (4 events), 1 dropped (1 events; 0 of them rejected), 0 posts tried again status 1"
 check "400: said with the HTTP status" grep -q 'export 1 of 1 events dropped: HTTP 400' \
 	"$work/refused.out"
 check "400: the receiver has the 4 other events" test \
 	"$(grep '^export' "$work/refused.log" | tr '\n' ' ')" = "export 2 export 2 "
+
+receiver partial ok,partial
+post partial
+check "a partial success that rejects the profile: dropped, counted, status 1" test \
+	"$(summary "$work/partial.out") $(tail -n 1 "$work/partial.out")" = \
+	"2 profiles sent (3 events), 1 dropped (2 events; 1 of them rejected), 0 posts tried again status 1"
+check "a partial success: said with the receiver's message" grep -q \
+	'export 2 of 2 events rejected: too old for this receiver' "$work/partial.out"
 
 # a receiver that crashes on the second export and is started again on its
 # port at once: that export is tried again until it is back (or dropped,
@@ -134,14 +143,14 @@ poster=$!
 wait "$recv_pid"
 receiver crash "" "$port"
 wait "$poster"
-sent=$(summary "$work/crash.out" | sed -E 's/^[0-9]+ profiles sent \(([0-9]+) events\), [0-9]+ dropped \(([0-9]+) events\).*/\1 \2/')
+sent=$(summary "$work/crash.out" | sed -E 's/^[0-9]+ profiles sent \(([0-9]+) events\), [0-9]+ dropped \(([0-9]+) events;.*/\1 \2/')
 check "a receiver that crashes and comes back: sent and dropped add up to 5 ($sent)" test \
 	"$(echo "$sent" | awk '{ print $1 + $2 }')" = 5
 check "a receiver that crashes and comes back: it has every event counted sent" test \
 	"$(grep '^export' "$work/crash.log" | awk '{ n += $2 } END { print n }')" = \
 	"${sent%% *}"
 check "a receiver that crashes and comes back: the post was tried again" grep -qE \
-	'dropped \([0-9]+ events\), [1-9][0-9]* posts tried again' "$work/crash.out"
+	'rejected\), [1-9][0-9]* posts tried again' "$work/crash.out"
 
 # no receiver: the port of one that is gone
 for p in $pids; do
@@ -152,7 +161,7 @@ pids=
 post gone
 check "no receiver: every export dropped after 5 tries, counted, status 1" test \
 	"$(summary "$work/gone.out") $(tail -n 1 "$work/gone.out")" = \
-	"0 profiles sent (0 events), 3 dropped (5 events), 12 posts tried again status 1"
+	"0 profiles sent (0 events), 3 dropped (5 events; 0 of them rejected), 12 posts tried again status 1"
 check "no receiver: said with the reason" grep -q 'dropped after 5 tries: Connection refused' \
 	"$work/gone.out"
 check "a URL that is not http:// is refused" bash -c \

@@ -11,7 +11,8 @@ python3-protobuf). Each export it takes is appended to LOG: a line
 "export EVENTS", then its stacks as folded lines "comm;outermost;...;leaf
 COUNT". PLAN is a comma-separated list, one word per request in turn (the
 rest: ok): ok (decode and take it), 503 or 400 (answer that, take
-nothing), close (close the connection without an answer), exit (exit the
+nothing), partial (answer 200 with a partial success that rejects the
+profile), close (close the connection without an answer), exit (exit the
 process without an answer, as a receiver that crashes).
 """
 import http.server
@@ -58,6 +59,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if action == "close":
             self.close_connection = True
             self.connection.shutdown(2)
+            return
+        if action == "partial":
+            # taken, and rejected whole in the answer's partial success
+            res = pb.ExportProfilesServiceResponse()
+            res.partial_success.rejected_profiles = 1
+            res.partial_success.error_message = "too old for this receiver"
+            data = res.SerializeToString()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/x-protobuf")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
             return
         if action in ("503", "400"):
             self.send_response(int(action))
