@@ -180,6 +180,8 @@ int flame_export_sample(const struct flame_sample *sample, void *context)
 	if (!e->started) {
 		e->start = ts;
 		e->started = true;
+		if (!e->dir)
+			flame_otlp_say_time(ts);
 		e->prof.sym = e->sym;
 		e->prof.srcline = e->srcline;
 	}

@@ -440,6 +440,25 @@ static void flame_otlp_free(struct flame_otlp *o)
 	free(o->mapping_attr);
 }
 
+/* 2000-01-01 in UNIX nanoseconds: a trace's time before it is of another clock */
+#define FLAME_UNIX_2000		946684800000000000ULL
+
+/**
+ * flame_otlp_say_time - warn when a trace's times are no UNIX times
+ * @ts: the time of its first event
+ *
+ * OTLP's timestamps are UNIX times, and a receiver may drop samples that are
+ * decades old; a trace's times are its clock's, counted from the machine's
+ * boot unless it was recorded with trace-cmd record --date.
+ */
+void flame_otlp_say_time(unsigned long long ts)
+{
+	if (ts < FLAME_UNIX_2000)
+		fprintf(stderr, "ustack-flame: warning: the trace's times are not UNIX times "
+			"(%llu.%09llu s): record with trace-cmd record --date, or receivers may "
+			"drop the samples\n", ts / 1000000000ULL, ts % 1000000000ULL);
+}
+
 /**
  * flame_pack_otlp - the profile packed as an OTLP ExportProfilesServiceRequest
  * @p: the profile; the strings of the format are added to it

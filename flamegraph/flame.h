@@ -372,6 +372,7 @@ int flame_write_otlp(FILE *out, struct flame_profile *p,
 		     const struct flame_otlp_resource *res);
 int flame_pack_otlp(struct flame_profile *p, const struct flame_otlp_resource *res,
 		    uint8_t **buf, size_t *len);
+void flame_otlp_say_time(unsigned long long ts);
 
 /* ---- flame-http.c: an OTLP/HTTP export's POST ---- */
 

@@ -245,6 +245,7 @@ static int write_graph(const struct flame_args *a, const struct flame_counts *fc
 			host[sizeof(host) - 1] = '\0';
 			res.host = host;
 		}
+		flame_otlp_say_time(prof->first_ts);
 		return flame_write_otlp(out, prof, &res);
 	case FLAME_FORMAT_SVG:
 	case FLAME_FORMAT_HTML:

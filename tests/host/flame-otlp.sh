@@ -134,7 +134,8 @@ compare() {
 	shift 2
 	flame "$@" "$trace" > "$work/folded"
 	want "$work/folded" > "$work/want"
-	if ! flame -f otlp -o "$work/o.bin" "$@" "$trace" ||
+	# the warning on the times of most fixtures is checked below
+	if ! flame -f otlp -o "$work/o.bin" "$@" "$trace" 2> "$work/warn" ||
 	   ! decode "$work/o.bin" > "$work/decoded" 2> "$work/err"; then
 		fail "$name: decoded" "$(tail -n 2 "$work/err" | tr '\n' ' ')"
 		return
@@ -143,8 +144,9 @@ compare() {
 	same "$name: the folded output's stacks and counts" "$work/want" "$work/got"
 	flame -f perf "$@" "$trace" > "$work/perf"
 	perf_events "$work/perf" > "$work/want"
-	sed -n 's/^event //p' "$work/decoded" |
-		awk '{ printf "%d %s %s %s\n", $1 / 1000, $2, $3, $4 }' | sort > "$work/got"
+	# nanoseconds to microseconds, as text: awk's numbers are doubles
+	sed -n 's/^event //p' "$work/decoded" | sed -E 's/^([0-9]+)[0-9]{3} /\1 /' |
+		awk '{ print $1, $2, $3, $4 }' | sort > "$work/got"
 	same "$name: each event's timestamp, task and event as -f perf has them" \
 		"$work/want" "$work/got"
 }
@@ -153,14 +155,15 @@ compare "kstack.dat" "$KS"
 compare "kstack.dat -K" "$KS" -K
 compare "names.dat (hostile names)" "$NAMES"
 
-flame -f otlp --host 'traced-1' -o "$work/ks.bin" "$KS"
+flame -f otlp --host 'traced-1' -o "$work/ks.bin" "$KS" 2> /dev/null
 decode "$work/ks.bin" > "$work/decoded"
 check "resource: host.name from --host, os.type linux" test \
 	"$(grep '^resource ' "$work/decoded" | tr '\n' ' ')" = \
 	"resource host.name=traced-1 resource os.type=linux "
-flame -f otlp -o "$work/host.bin" "$KS"
+flame -f otlp -o "$work/host.bin" "$KS" 2> /dev/null
+decode "$work/host.bin" > "$work/host.txt"
 check "resource: host.name is this machine's without --host" grep -qx \
-	"resource host.name=$(hostname)" <(decode "$work/host.bin")
+	"resource host.name=$(hostname)" "$work/host.txt"
 check "mappings: the library with its build-id attribute, offsets from 0" grep -qx \
 	'mapping /tmp/ustack-fixture/libustack-sample.so 0-11ba process.executable.build_id.gnu=e510b52ef1603bdd5905b18075d747e2565f5a20' \
 	"$work/decoded"
@@ -188,6 +191,18 @@ if command -v trace-cmd > /dev/null; then
 		= "5 5"
 	check "two buffers: the lost stacks' frame" grep -q ';\[stack lost\];' "$work/got" \
 		"$work/decoded"
+
+	# times: kstack.dat's are its clock's (18 s after boot), said; a trace of
+	# UNIX times (2025-11-24, as trace-cmd record --date gives) is not
+	check "the clock's times: a warning that they are not UNIX times" grep -q \
+		"warning: the trace's times are not UNIX times (18.892078879 s)" \
+		<(flame -f otlp -o /dev/null "$KS" 2>&1)
+	python3 "$USTACK_TOP/tests/fixtures/make-buffers-fixture.py" "$work/src.dat" \
+		"$work/unix.dat" --top stacks+1764000000000000000
+	compare "UNIX times" "$work/unix.dat"
+	check "UNIX times: no warning, the first event at 1764000018.892078879 s" test \
+		"$(flame -f otlp -o "$work/u.bin" "$work/unix.dat" 2>&1)$(decode "$work/u.bin" |
+		sed -n 's/^event \([0-9]*\) .*/\1/p' | sort -n | head -n 1)" = 1764000018892078879
 else
 	skip "lost stacks, two buffers" "no trace-cmd (to convert the fixture to version 6)"
 fi
@@ -216,7 +231,7 @@ else
 fi
 
 # -- --srcline: the functions' files and the lines
-flame -f otlp --srcline -o "$work/src.bin" "$KS"
+flame -f otlp --srcline -o "$work/src.bin" "$KS" 2> /dev/null
 protoc --decode="$MSG" -I "$PROTO_DIR" otlp-profiles.proto < "$work/src.bin" > "$work/text"
 check "--srcline: a source file in the strings, lines with their numbers" test \
 	"$(grep -c 'string_table: "tests/progs/sample.c"' "$work/text") $(grep -c '^ *line: 132$' "$work/text")" = "1 1"
