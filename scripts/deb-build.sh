@@ -5,8 +5,9 @@
 # build/deb, built from a copy of HEAD (build/deb/src/ustack-VERSION, so
 # that nothing of the build is left in the clone, uncommitted work is not
 # packaged, and the packages get Debian's flags, not the objects of build/),
-# then checked by lintian: any error (E:) fails it. VERSION is the library's with the date and commit of
-# HEAD (1.1.0+git20261129.c3a2562): a native package, binary only.
+# then checked by lintian: any error (E:) fails it. VERSION is the library's
+# with the date and commit of HEAD (1.2.0+git20261129.c3a2562): a native
+# package, binary only.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,11 +15,18 @@ out=${USTACK_DEB_OUT:-$top/build/deb}
 
 die() { echo "deb-build: $*" >&2; exit 1; }
 
-libver=$(sed -n 's/^VERSION[[:space:]]*:= *\$(VERSION_MAJOR)\(\.[0-9.]*\)$/\1/p' \
-	"$top/libtracefs-ext/Makefile")
-major=$(sed -n 's/^VERSION_MAJOR[[:space:]]*:= *\([0-9]*\)$/\1/p' "$top/libtracefs-ext/Makefile")
+# HEAD once: another engineer may commit while this runs
+commit=$(git -C "$top" rev-parse HEAD)
+# the library's version as HEAD has it (the work tree's, for USTACK_DEB_WORKTREE=1)
+if [ "${USTACK_DEB_WORKTREE:-0}" = 1 ]; then
+	libmk=$(cat "$top/libtracefs-ext/Makefile")
+else
+	libmk=$(git -C "$top" show "$commit:libtracefs-ext/Makefile")
+fi
+libver=$(echo "$libmk" | sed -n 's/^VERSION[[:space:]]*:= *\$(VERSION_MAJOR)\(\.[0-9.]*\)$/\1/p')
+major=$(echo "$libmk" | sed -n 's/^VERSION_MAJOR[[:space:]]*:= *\([0-9]*\)$/\1/p')
 [ -n "$major" ] && [ -n "$libver" ] || die "no VERSION in libtracefs-ext/Makefile"
-version=$major$libver+git$(git -C "$top" log -1 --format=%cd --date=format:%Y%m%d).$(git -C "$top" rev-parse --short=7 HEAD)
+version=$major$libver+git$(git -C "$top" log -1 --format=%cd --date=format:%Y%m%d "$commit").$(git -C "$top" rev-parse --short=7 "$commit")
 
 src=$out/src/ustack-$version
 rm -rf "$out/src"
@@ -35,15 +43,15 @@ if [ "${USTACK_DEB_WORKTREE:-0}" = 1 ]; then
 	mv "$src" "$out/src/ustack-$version"
 	src=$out/src/ustack-$version
 else
-	git -C "$top" archive --format=tar HEAD -- . ':!kernel' ':!tests' | tar -C "$src" -xf -
+	git -C "$top" archive --format=tar "$commit" -- . ':!kernel' ':!tests' | tar -C "$src" -xf -
 fi
 
 cat >"$src/debian/changelog" <<EOC
 ustack ($version) bookworm; urgency=medium
 
-  * Snapshot of $(git -C "$top" rev-parse HEAD), built by make deb.
+  * Snapshot of $commit, built by make deb.
 
- -- ustack developers <dev@ustack.invalid>  $(git -C "$top" log -1 --format=%cD)
+ -- ustack developers <dev@ustack.invalid>  $(git -C "$top" log -1 --format=%cD "$commit")
 EOC
 
 echo "deb-build: building ustack $version in ${src#$top/}"

@@ -1,19 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The Debian packages make deb built (build/deb, docs/packages.md), for the
-# commit checked out: lintian finds no error; each package holds exactly its
-# files; libtracefs-ext1's symbols file is the version script's, and the
-# library exports exactly those; the tools run from the packages unpacked
-# into a scratch root (dpkg -x, LD_LIBRARY_PATH); and the plugins are where
-# the stock programs look: stock trace-cmd report, without
-# TRACEEVENT_PLUGIN_DIR, prints stacks with the packaged plugin in
-# libtraceevent's plugin directory, and stock kernelshark -p ustack loads
-# the packaged plugin from its own (each in a mount namespace of its own
-# where that directory is a copy with the plugin added: nothing is
-# installed on the host). Not built, or built from another commit: SKIP,
-# FAIL under make check, which builds them first (USTACK_DEB_REQUIRED=1;
-# make check-deb: make deb and the deb tests; USTACK_DEB_ANY=1 tests the
-# packages of another commit).
+# The Debian packages make deb built (build/deb, docs/packages.md; checked
+# against the version script of the commit their version names, as HEAD
+# moves on while other engineers commit): lintian finds no error; each
+# package holds exactly its files; libtracefs-ext1's symbols file is the
+# version script's, and the library exports exactly those; the tools run
+# from the packages unpacked into a scratch root (dpkg -x,
+# LD_LIBRARY_PATH); and the plugins are where the stock programs look:
+# stock trace-cmd report, without TRACEEVENT_PLUGIN_DIR, prints stacks
+# with the packaged plugin in libtraceevent's plugin directory, and stock
+# kernelshark -p ustack loads the packaged plugin from its own (each in a
+# mount namespace of its own where that directory is a copy with the
+# plugin added: nothing is installed on the host). Not built: SKIP, FAIL
+# under make check, which builds them first (USTACK_DEB_REQUIRED=1; make
+# check-deb: make deb and the deb tests).
 . "$(dirname "$0")/../lib/result.sh"
 
 top=$USTACK_TOP
@@ -21,7 +21,6 @@ deb=$top/build/deb
 ma=x86_64-linux-gnu
 pkgs="libtracefs-ext1 libtracefs-ext-dev trace-cmd-plugin-ustack kernelshark-plugin-ustack ustack-tools"
 
-head=$(git -C "$top" rev-parse --short=7 HEAD)
 # SKIP, or FAIL where the packages must be there (make check builds them)
 nodeb() {
 	if [ "${USTACK_DEB_REQUIRED:-0}" = 1 ]; then
@@ -36,15 +35,19 @@ for p in $pkgs; do
 	if [ -z "$f" ]; then
 		nodeb "Debian packages" "no build/deb/${p}_*.deb (make deb)"
 	fi
-	case $f in
-	*."$head"_amd64.deb) ;;
-	*) [ "${USTACK_DEB_ANY:-0}" = 1 ] ||
-		nodeb "Debian packages" "$(basename "$f") is not of HEAD ($head): make deb" ;;
-	esac
 	eval "deb_${p//-/_}=\$f"
 done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# the version script of the commit the packages were built from (the work
+# tree may hold another)
+built=${f%_amd64.deb}
+built=${built##*.}
+map=$work/libtracefs-ext.map
+if ! git -C "$top" show "$built:libtracefs-ext/libtracefs-ext.map" >"$map" 2>/dev/null; then
+	fail "the packages' commit" "no $built in the repository"
+	finish
+fi
 
 # -- lintian: no error (warnings are listed in build/deb/lintian.log)
 changes=$(ls "$deb"/ustack_*.changes | head -n 1)
@@ -59,8 +62,11 @@ contents() {
 	dpkg-deb -c "$1" | awk '{ print $6 }' | sed 's|^\./|/|' | grep -v '/$' |
 		grep -v '^/usr/share/doc/' | sort
 }
+# the library's file name has the version of the packages' commit
+sover=$(git -C "$top" show "$built:libtracefs-ext/Makefile" |
+	sed -n 's/^VERSION[[:space:]]*:= *\$(VERSION_MAJOR)\(\.[0-9.]*\)$/1\1/p')
 expect_libtracefs_ext1="/usr/lib/$ma/libtracefs-ext.so.1
-/usr/lib/$ma/libtracefs-ext.so.1.2.0"
+/usr/lib/$ma/libtracefs-ext.so.$sover"
 expect_libtracefs_ext_dev="/usr/include/tracefs-ext/ustack.h
 /usr/lib/$ma/libtracefs-ext.a
 /usr/lib/$ma/libtracefs-ext.so
@@ -69,7 +75,7 @@ for m in ustack-control ustack-lookup ustack-sampler ustack-stitcher ustack-symb
 	expect_libtracefs_ext_dev="$expect_libtracefs_ext_dev
 /usr/share/man/man3/$m.3.gz"
 done
-for n in $(sed -n 's/^[[:space:]]*\(ustack_[a-z0-9_]*\);$/\1/p' "$top/libtracefs-ext/libtracefs-ext.map"); do
+for n in $(sed -n 's/^[[:space:]]*\(ustack_[a-z0-9_]*\);$/\1/p' "$map"); do
 	expect_libtracefs_ext_dev="$expect_libtracefs_ext_dev
 /usr/share/man/man3/$n.3.gz"
 done
@@ -107,7 +113,7 @@ awk '/^[A-Z0-9_.]+ *\{/ { node = $1; ver = node; sub(/^LIBTRACEFS_EXT_/, "", ver
      /^[ \t]*(global|local):/ { scope = $1; next }
      scope == "global:" && /^[ \t]*ustack_[a-z0-9_]*;[ \t]*$/ {
 	     n = $1; sub(/;$/, "", n); print n "@" node " " ver }' \
-	"$top/libtracefs-ext/libtracefs-ext.map" | sort >"$work/map.syms"
+	"$map" | sort >"$work/map.syms"
 sed -n 's/^ \([^ ]*\) \([^ ]*\)$/\1 \2/p' "$work/ctl/symbols" | sort >"$work/deb.syms"
 check "DEBIAN/symbols names every function of the version script at its node's version ($(wc -l <"$work/map.syms") symbols)" \
 	cmp -s "$work/map.syms" "$work/deb.syms"
