@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * The Info column: an event's own text, then its user stack, a line per
- * frame, symbolized, or why it was lost.
+ * frame, symbolized, and how the kernel found it, or why it was lost.
  *
  * KernelShark formats the Info of a row when it shows the row, through the
  * stream's get_info, which the plugin wraps (the text is KernelShark's to
@@ -79,10 +79,28 @@ void ksu_symbolizer_free(void)
 	pthread_mutex_unlock(&ksu_sym_lock);
 }
 
+/*
+ * How the kernel found a stack, as a last line: "  => [unwind: sframe]", or
+ * with frame pointers "  => [unwind: fp, frame pointers may be a guess]":
+ * through code that does not keep them the walk guesses. None when the
+ * entry does not say (a kernel before the method bits).
+ */
+static char *ksu_unwind_line(const struct ustack_stack *stack, char *buf, size_t size)
+{
+	const char *method = ustack_stack_method(stack);
+
+	buf[0] = '\0';
+	if (method && (stack->flags & (USTACK_STACK_FP | USTACK_STACK_SFRAME)))
+		snprintf(buf, size, "  => [unwind: %s%s]\n", method,
+			 stack->flags & USTACK_STACK_FP ? ", frame pointers may be a guess" : "");
+	return buf;
+}
+
 /* A stack as text, in a buffer of the right size; NULL on failure. */
 static char *ksu_stack_text(const struct ustack_stack *stack)
 {
-	char small[1024], *buf;
+	char small[1024], unwind[96], *buf;
+	size_t more;
 	int len;
 
 	pthread_mutex_lock(&ksu_sym_lock);
@@ -97,6 +115,17 @@ static char *ksu_stack_text(const struct ustack_stack *stack)
 			ustack_stack_format(stack, ksu_symbolizer(), buf, len + 1);
 	}
 	pthread_mutex_unlock(&ksu_sym_lock);
+	more = strlen(ksu_unwind_line(stack, unwind, sizeof(unwind)));
+	if (buf && more) {
+		char *all = realloc(buf, len + more + 1);
+
+		if (!all) {
+			free(buf);
+			return NULL;
+		}
+		memcpy(all + len, unwind, more + 1);
+		buf = all;
+	}
 	return buf;
 }
 

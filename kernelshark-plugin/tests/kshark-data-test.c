@@ -3,6 +3,7 @@
  * kshark-data-test: the plugin's data interface in libkshark, without X.
  *
  *   kshark-data-test PLUGIN.so MULTI.dat SAMPLE.dat [CUT.dat [LONG.dat [REPEATS.dat]]]
+ *   kshark-data-test --unwind PLUGIN.so UNWIND.dat
  *
  * MULTI.dat has a top buffer with the stacks of the committed fixture and
  * an instance "lost" with the same records but no user_unwind_stack entry
@@ -31,6 +32,11 @@
  * Info stays as without the plugin, and the getppid events keep their
  * chains, also a fifth one after the first stack entry, its func_repeats
  * entry and the first cookie entry again. Prints PASS:/FAIL: lines.
+ *
+ * With --unwind, UNWIND.dat is the fixture twice over, its stack entries
+ * with flags 0x4, 0x8, 0xc, 0x4 (tests/lib/unwind.sh): the Info of each
+ * getppid event must end with how its stack was found, and say that frame
+ * pointers may be a guess where they found frames.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,6 +199,55 @@ static void check_alone(const char *so, const char *path, int cut)
 	kshark_free(ctx);
 	result(cut ? "cookie entries cut short: kshark_free() with the plugin on the stream" :
 	       "a file alone: kshark_free() with the plugin on the stream", 1, NULL);
+}
+
+/*
+ * The last Info line of the 8 getppid events of UNWIND.dat, opened alone:
+ * the stacks of the entries with flags 0x4, 0x8, 0xc and 0x4, 2 events each.
+ */
+static void check_unwind(const char *so, const char *path)
+{
+	static const char fp[] = "  => [unwind: fp, frame pointers may be a guess]";
+	static const char sframe[] = "  => [unwind: sframe]";
+	static const char mixed[] = "  => [unwind: sframe+fp, frame pointers may be a guess]";
+	static const char * const want[] = { fp, fp, sframe, sframe, mixed, mixed, fp, fp };
+	struct kshark_entry **rows = NULL;
+	struct kshark_context *ctx = NULL;
+	size_t nr = 0, good = 0;
+	char why[512] = "";
+	const char *last;
+	ssize_t n, j;
+	int sd;
+
+	sd = kshark_instance(&ctx) ? kshark_open(ctx, path) : -1;
+	if (sd < 0) {
+		result("unwind method in the Info", 0, "cannot open it");
+		return;
+	}
+	attach_plugin(ctx, sd, so);
+	n = kshark_load_all_entries(ctx, &rows);
+	for (j = 0; j < n; j++) {
+		char *name = kshark_get_event_name(rows[j]);
+		char *info = kshark_get_info(rows[j]);
+
+		if (name && strstr(name, "_getppid")) {
+			last = info ? strrchr(info, '\n') : NULL;
+			if (nr < 8 && last && !strcmp(last + 1, want[nr]) && has_chain(info))
+				good++;
+			else if (!why[0])
+				snprintf(why, sizeof(why), "event %zu: '%s', want its chain and '%s'", nr,
+					 info ? info : "", nr < 8 ? want[nr] : "none");
+			nr++;
+		}
+		free(name);
+		free(info);
+	}
+	if (nr != 8 && !why[0])
+		snprintf(why, sizeof(why), "%zu getppid events, not 8", nr);
+	result("unwind method in the Info: fp, sframe, sframe+fp, each after the frames",
+	       good == 8 && nr == 8, why);
+	rows_free(rows, n);
+	kshark_free(ctx);
 }
 
 /* The Info of rows [from, to), each "event|Info". */
@@ -378,9 +433,14 @@ int main(int argc, char **argv)
 	char why[512] = "";
 	ssize_t n = 0, j;
 
+	if (argc == 4 && !strcmp(argv[1], "--unwind")) {
+		check_unwind(argv[2], argv[3]);
+		return failed;
+	}
 	if (argc < 4 || argc > 7) {
 		fprintf(stderr,
-			"usage: kshark-data-test PLUGIN.so MULTI.dat SAMPLE.dat [CUT.dat [LONG.dat [REPEATS.dat]]]\n");
+			"usage: kshark-data-test PLUGIN.so MULTI.dat SAMPLE.dat [CUT.dat [LONG.dat [REPEATS.dat]]]\n"
+			"       kshark-data-test --unwind PLUGIN.so UNWIND.dat\n");
 		return 2;
 	}
 	if (!kshark_instance(&ctx))
