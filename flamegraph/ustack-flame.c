@@ -277,9 +277,16 @@ static int export_traces(struct flame_args *a)
 		.srcline = a->srcline,
 	};
 	struct flame_counts fc = { 0 };
+	struct stat st = { 0 };
 	char host[256];
 	int ret;
 
+	errno = 0;
+	if (e.dir && (stat(e.dir, &st) || !S_ISDIR(st.st_mode))) {
+		fprintf(stderr, "ustack-flame: --pprof-dir %s: %s\n", e.dir,
+			errno ? strerror(errno) : "not a directory");
+		return -1;
+	}
 	if (e.endpoint && flame_url_parse(e.endpoint, &e.url)) {
 		fprintf(stderr, "ustack-flame: --otlp-endpoint %s: not http://HOST[:PORT][/PATH]\n",
 			e.endpoint);

@@ -19,7 +19,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 flame_setup "$work"
 # go keeps its caches under HOME; the test's own
-export HOME=$work/home GOCACHE=$work/gocache GOFLAGS=-mod=mod
+export HOME=$work/home GOCACHE=$work/gocache
 mkdir -p "$HOME"
 
 have_go=
