@@ -53,11 +53,11 @@ if command -v go > /dev/null && go tool pprof -h > /dev/null 2>&1; then
 		2> /dev/null | grep -c '^ *[0-9]*: [0-9 ]*$' > "$work/n"
 	check "--pprof-dir: go tool pprof merges the files: every stack" test "$(cat "$work/n")" = 3
 fi
-check "--pprof-dir that is no directory: said, exit 1, nothing read" test \
-	"$("$FLAME" -n --pprof-dir "$KS" "$KS" 2>&1; echo " $?")" = \
+out=$("$FLAME" -n --pprof-dir "$KS" "$KS" 2>&1)
+check "--pprof-dir that is no directory: said, exit 1" test "$out $?" = \
 	"ustack-flame: --pprof-dir $KS: not a directory 1"
-check "--pprof-dir that is not there: said, exit 1" test \
-	"$("$FLAME" -n --pprof-dir "$work/none" "$KS" 2>&1; echo " $?")" = \
+out=$("$FLAME" -n --pprof-dir "$work/none" "$KS" 2>&1)
+check "--pprof-dir that is not there: said, exit 1" test "$out $?" = \
 	"ustack-flame: --pprof-dir $work/none: No such file or directory 1"
 check "--pprof-dir with -o is refused (exit 2)" bash -c \
 	"'$FLAME' --pprof-dir '$work/pd' -o x '$KS' 2>/dev/null; test \$? = 2"
