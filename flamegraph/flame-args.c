@@ -37,6 +37,7 @@ static const struct option flame_longopts[] = {
 	{ "kernel", no_argument, NULL, 'k' },
 	{ "no-kernel", no_argument, NULL, 'K' },
 	{ "no-lost", no_argument, NULL, 'L' },
+	{ "unwind", no_argument, NULL, 'U' },
 	{ "no-symbols", no_argument, NULL, 'n' },
 	{ "debug-dir", required_argument, NULL, 'd' },
 	{ "sysroot", required_argument, NULL, 's' },
@@ -85,6 +86,9 @@ void flame_usage(FILE *out)
 	      "                         FUNCTION_[k] (the default when the trace has them)\n"
 	      "  -K, --no-kernel        user stacks only\n"
 	      "  -L, --no-lost          leave out events whose user stack was lost\n"
+	      "      --unwind           how the kernel found each user stack as its root\n"
+	      "                         frame: [unwind=sframe], [unwind=fp] (frame pointers\n"
+	      "                         may be a guess), [unwind=sframe+fp]\n"
 	      "  -n, --no-symbols       name frames by file only, look up no symbols\n"
 	      "  -d, --debug-dir DIRS   separate debug files (DIR/.build-id/...): a colon\n"
 	      "                         list, searched in order before /usr/lib/debug;\n"
@@ -274,6 +278,9 @@ static int flame_option_flag(struct flame_args *a, int opt)
 		break;
 	case 'L':
 		a->opts.no_lost = true;
+		break;
+	case 'U':
+		a->opts.unwind = true;
 		break;
 	case 'n':
 		a->symbols = false;

@@ -4,6 +4,10 @@
  * libtracefs-ext, and its kernel stack when the trace has them, joined by
  * the library's sampler (the kernel_stack entry after the event on its
  * CPU, ustack-sampler(3)). Each sample becomes a folded line, counted.
+ * With --unwind, a user stack's line gets how the kernel found it as its
+ * root frame, right after the task: "sample;[unwind=fp];main;...", so that
+ * every format, each made of the line, shows the stacks that rest on frame
+ * pointers apart.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +31,7 @@ struct flame_collect {
 	char				*line;
 	size_t				size;
 	char				pid_comm[64];
+	char				unwind[32];	/* "[unwind=sframe+fp]" */
 	int				error;		/* errno of the first failure */
 };
 
@@ -55,16 +60,58 @@ static const char *flame_task(struct flame_collect *c, const struct flame_sample
 	return c->pid_comm;
 }
 
+/*
+ * --unwind: how the kernel found the sample's user stack, as a frame
+ * ("[unwind=fp]"); NULL without a stack, or when its entry does not say.
+ */
+static const char *flame_unwind(struct flame_collect *c, const struct flame_sample *s)
+{
+	if (!c->opts->unwind || !s->stack ||
+	    !(s->stack->flags & (USTACK_STACK_FP | USTACK_STACK_SFRAME)))
+		return NULL;
+	snprintf(c->unwind, sizeof(c->unwind), "[unwind=%s]", ustack_stack_method(s->stack));
+	return c->unwind;
+}
+
+/*
+ * Put @frame into the folded @line of @len bytes (with room for it and a
+ * ";") as its root: after the task, the line's first name, when @task (a
+ * ";" in a task's name is written "_"), else first. Return: the new length.
+ */
+static size_t flame_put_root(char *line, size_t len, bool task, const char *frame)
+{
+	size_t flen = strlen(frame), at = 0;
+	char *sep;
+
+	if (task) {
+		sep = memchr(line, ';', len);
+		at = sep ? (size_t)(sep - line) + 1 : len;
+	}
+	if (at == len && at) {
+		/* the task alone: the frame after it */
+		line[len] = ';';
+		memcpy(line + len + 1, frame, flen);
+		return len + 1 + flen;
+	}
+	memmove(line + at + flen + 1, line + at, len - at);
+	memcpy(line + at, frame, flen);
+	line[at + flen] = ';';
+	return len + flen + 1;
+}
+
 /* A sample's folded line (the library's), counted; and handed to the sample function. */
 static int flame_count(struct flame_collect *c, struct flame_sample *s)
 {
 	const char *task = flame_task(c, s);
+	size_t extra;
 	int len;
 
+	s->unwind = flame_unwind(c, s);
+	extra = s->unwind ? strlen(s->unwind) + 1 : 0;
 	len = ustack_sample_fold(s->sample, c->opts->sym, task, c->line, c->size);
-	if (len >= 0 && (size_t)len >= c->size) {
+	if (len >= 0 && (size_t)len + extra >= c->size) {
 		free(c->line);
-		c->size = 2 * ((size_t)len + 1);
+		c->size = 2 * ((size_t)len + extra + 1);
 		c->line = malloc(c->size);
 		if (!c->line) {
 			c->size = 0;
@@ -77,6 +124,8 @@ static int flame_count(struct flame_collect *c, struct flame_sample *s)
 	/* an event with no stack at all */
 	if (!len)
 		return 0;
+	if (s->unwind)
+		len = (int)flame_put_root(c->line, len, task, s->unwind);
 	if (flame_counts_add(c->fc, c->line, len, 1))
 		return -1;
 	c->stats->samples++;

@@ -75,7 +75,8 @@ static void flame_perf_kernel(FILE *out, struct tep_handle *tep, unsigned long l
  *
  * Its event is FLAME_PERF_EVENT, its innermost frame the tracepoint. A
  * sample whose user stack was lost has a frame "[stack lost]" (Perfetto
- * takes no sample without frames).
+ * takes no sample without frames); with --unwind, a user stack has how the
+ * kernel found it as its outermost frame ("[unwind=fp]").
  *
  * Return: 0.
  */
@@ -102,6 +103,9 @@ int flame_perf_sample(const struct flame_sample *sample, void *context)
 		fprintf(p->out, "\t%16x %s ([unknown])\n", 0, sample->why);
 	else if (stack && !stack->nr)
 		fprintf(p->out, "\t%16x [no user stack] ([unknown])\n", 0);
+	/* --unwind: how the stack was found, its outermost frame */
+	if (sample->unwind)
+		fprintf(p->out, "\t%16x %s ([unknown])\n", 0, sample->unwind);
 	fputc('\n', p->out);
 	p->written++;
 	return 0;

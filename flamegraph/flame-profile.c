@@ -352,8 +352,9 @@ static long flame_profile_names(struct flame_profile *p, const struct flame_samp
 }
 
 /*
- * The locations of a sample, outermost first, into p->stack: [mark]
- * user frames... [lost mark] kernel frames..., as its folded line has them.
+ * The locations of a sample, outermost first, into p->stack: [unwind]
+ * [mark] user frames... [lost mark] kernel frames..., as its folded line
+ * has them (the unwind mark with --unwind).
  * When the names are not the frames one for one, each name is a location
  * of its own, with no file: the line is still right.
  */
@@ -371,16 +372,16 @@ static int flame_profile_frames(struct flame_profile *p, const struct flame_samp
 
 	before = stack && (stack->flags & (USTACK_STACK_NO_STACK | USTACK_STACK_TRUNCATED |
 					   USTACK_STACK_MALFORMED)) ? 1 : 0;
+	before += s->unwind ? 1 : 0;
 	for (i = 0; stack && i < stack->nr; i++)
 		user += flame_profile_sources(p, ustack_stack_frame(stack, i), &src, &nr_src);
 	if (before + user + !!s->why + us->nr_kernel != nr)
 		goto names;
-	if (before) {
+	for (; k < before; k++) {
 		loc = flame_profile_mark(p, p->names[k], p->name_lens[k]);
 		if (!loc)
 			return -1;
 		p->stack[p->nr_stack++] = loc;
-		k++;
 	}
 	for (i = stack ? stack->nr : 0; i-- > 0;) {
 		frame = ustack_stack_frame(stack, i);

@@ -203,9 +203,10 @@ int flame_timeline_sample(const struct flame_sample *sample, void *context)
 		name = sep ? sep + 1 : end;
 		nr--;
 	}
-	/* the line: [mark] user names... [lost mark] kernel names... */
+	/* the line: [unwind] [mark] user names... [lost mark] kernel names... */
 	before = stack && (stack->flags & (USTACK_STACK_NO_STACK | USTACK_STACK_TRUNCATED |
 					   USTACK_STACK_MALFORMED)) ? 1 : 0;
+	before += sample->unwind ? 1 : 0;
 	k = before + (sample->why ? 1 : 0) + sample->sample->nr_kernel;
 	user = stack && nr >= k ? nr - k : 0;
 	if (user && !flame_user_files(tl, stack, user, files + before))

@@ -169,6 +169,7 @@ struct flame_options {
 	enum flame_group	group;
 	bool			kernel;		/* join the kernel stacks of the trace */
 	bool			no_lost;	/* leave out events whose stack was lost */
+	bool			unwind;		/* a root frame "[unwind=METHOD]" */
 	int			pid;		/* only this task; -1: all */
 	const char		*comm;		/* only tasks of this name; NULL: all */
 	const char * const	*events;	/* only these events; NULL: all */
@@ -269,6 +270,7 @@ struct flame_sample {
 	char				pid_name[16];
 	const char			*buffer;	/* its instance; "" the top level */
 	const char			*why;		/* "[stack lost]", ...; NULL */
+	const char			*unwind;	/* --unwind: "[unwind=fp]", ...; NULL */
 	const char			*line;		/* its folded line (not NUL-ended) */
 	size_t				len;
 	bool				task;		/* the line's first frame is the task */
