@@ -121,6 +121,14 @@ check "503, then a connection closed unanswered: tried again, all taken" test \
 same "503 and a closed connection: the exports hold the folded output" "$work/folded" \
 	<(received "$work/retry.log")
 
+receiver hostile garbage,short
+post hostile
+check "an answer that is not HTTP is tried again; one cut short is taken by its status" test \
+	"$(summary "$work/hostile.out")" = \
+	"3 profiles sent (5 events), 0 dropped (0 events; 0 of them rejected), 1 posts tried again"
+check "an answer cut short: the export is counted sent, not taken (the receiver has 4 events)" \
+	test "$(grep '^export' "$work/hostile.log" | tr '\n' ' ')" = "export 2 export 2 "
+
 receiver refused 400
 post refused
 check "400: the export is dropped, counted, the others taken, status 1" test \

@@ -12,7 +12,8 @@ python3-protobuf). Each export it takes is appended to LOG: a line
 COUNT". PLAN is a comma-separated list, one word per request in turn (the
 rest: ok): ok (decode and take it), 503 or 400 (answer that, take
 nothing), partial (answer 200 with a partial success that rejects the
-profile), close (close the connection without an answer), exit (exit the
+profile), garbage (answer bytes that are not HTTP), short (answer 200 with
+a body shorter than its Content-Length), close (close the connection without an answer), exit (exit the
 process without an answer, as a receiver that crashes).
 """
 import http.server
@@ -59,6 +60,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if action == "close":
             self.close_connection = True
             self.connection.shutdown(2)
+            return
+        if action == "garbage":
+            # not HTTP, then the connection closed
+            self.wfile.write(b"\x00\xffHTTP/9 <script>\r\n\r\n")
+            self.close_connection = True
+            return
+        if action == "short":
+            # a body shorter than its Content-Length: the status stands
+            self.send_response(200)
+            self.send_header("Content-Length", "1000000")
+            self.end_headers()
+            self.wfile.write(b"\x0a")
+            self.close_connection = True
             return
         if action == "partial":
             # taken, and rejected whole in the answer's partial success
