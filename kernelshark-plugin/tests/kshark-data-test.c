@@ -235,8 +235,8 @@ static void check_unwind(const char *so, const char *path)
 			if (nr < 8 && last && !strcmp(last + 1, want[nr]) && has_chain(info))
 				good++;
 			else if (!why[0])
-				snprintf(why, sizeof(why), "event %zu: '%s', want its chain and '%s'", nr,
-					 info ? info : "", nr < 8 ? want[nr] : "none");
+				snprintf(why, sizeof(why), "event %zu: '%s', want its chain and '%s'",
+					 nr, info ? info : "", nr < 8 ? want[nr] : "none");
 			nr++;
 		}
 		free(name);
