@@ -11,7 +11,7 @@
 # ustack-flame -f html, ustack-stitch, and stock kernelshark -p ustack on
 # the trace under Xvfb, the plugin loaded from KernelShark's directory and
 # drawing it; then dpkg --purge leaves no file of ours.
-# timeout: 900
+# timeout: 1200
 . "$(dirname "$0")/../lib/result.sh"
 . "$(dirname "$0")/../lib/ustack.sh"
 
@@ -27,7 +27,8 @@ for p in $pkgs; do
 	fi
 	files="$files $f"
 done
-pass "the packages of ${f##*+}"
+v=${f##*+}
+pass "the packages of ${v%_amd64.deb}"
 if ! command -v fuse-overlayfs >/dev/null; then
 	fail "fuse-overlayfs" "not installed (make deps installs it)"
 	finish
