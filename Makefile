@@ -124,6 +124,13 @@ deb: deps
 check-deb: deb
 	$(Q)tests/run.sh -k host/deb-
 
+# make deb, then dpkg -i of the packages into a fresh root on the host
+# (overlays of /usr, /etc and /var, in a mount namespace): needs root, so
+# not among make check's host tests (the guest's deb-install does it there)
+.PHONY: check-deb-root
+check-deb-root: deb
+	$(Q)USTACK_DEB_REQUIRED=1 bash scripts/deb-install-root.sh
+
 # The kernel's, by its bindeb-pkg, in build/deb/kernel (scripts/kernel-deb.sh):
 # the config make check boots, or KCONFIG=debian: Debian's config with
 # kernel/config/debian.config (docs/kernel.md).

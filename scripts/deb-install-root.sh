@@ -13,7 +13,7 @@
 # (every path dpkg -L listed is gone, the library is out of ld.so's cache).
 # Recording needs the patched kernel: the guest's tests do that. Not built:
 # SKIP, FAIL under make check, which builds them first (as deb-packages.sh).
-. "$(dirname "$0")/../lib/result.sh"
+. "$(dirname "$0")/../tests/lib/result.sh"
 
 top=$USTACK_TOP
 deb=$top/build/deb
