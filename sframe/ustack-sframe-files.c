@@ -285,40 +285,49 @@ static void usf_walk_mapping(struct usf_walk *walk, int pid, const char *range, 
 }
 
 /**
+ * usf_walk_pid - give the files process @pid maps executable
+ * @walk: the walk
+ * @pid: the process
+ *
+ * Return: 0, or -1 when its maps cannot be read (gone, or not ours).
+ */
+int usf_walk_pid(struct usf_walk *walk, int pid)
+{
+	char maps[64], line[PATH_MAX + 256], *range, *path;
+	bool whole = true;
+	FILE *f;
+
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", pid);
+	f = fopen(maps, "re");
+	if (!f)
+		return -1;
+	while (!walk->stop && fgets(line, sizeof(line), f)) {
+		/* the rest of a line longer than any path is no line */
+		bool start = whole;
+
+		whole = strchr(line, '\n') != NULL;
+		if (start && usf_maps_exec(line, &range, &path))
+			usf_walk_mapping(walk, pid, range, path);
+	}
+	fclose(f);
+	return 0;
+}
+
+/**
  * usf_walk_mapped - give the files running processes map executable
  * @walk: the walk
  */
 void usf_walk_mapped(struct usf_walk *walk)
 {
-	char maps[64], line[PATH_MAX + 256], *range, *path;
 	struct dirent *d;
-	bool whole;
 	DIR *proc;
-	FILE *f;
-	int pid;
 
 	proc = opendir("/proc");
 	if (!proc)
 		usf_die("/proc: %s", strerror(errno));
-	while (!walk->stop && (d = readdir(proc))) {
-		if (!isdigit((unsigned char)d->d_name[0]))
-			continue;
-		pid = atoi(d->d_name);
-		snprintf(maps, sizeof(maps), "/proc/%d/maps", pid);
-		f = fopen(maps, "re");
-		if (!f)
-			continue;	/* gone, or not ours to read */
-		whole = true;
-		while (!walk->stop && fgets(line, sizeof(line), f)) {
-			/* the rest of a line longer than any path is no line */
-			bool start = whole;
-
-			whole = strchr(line, '\n') != NULL;
-			if (start && usf_maps_exec(line, &range, &path))
-				usf_walk_mapping(walk, pid, range, path);
-		}
-		fclose(f);
-	}
+	while (!walk->stop && (d = readdir(proc)))
+		if (isdigit((unsigned char)d->d_name[0]))
+			usf_walk_pid(walk, atoi(d->d_name));
 	closedir(proc);
 }
 

@@ -322,6 +322,9 @@ static const struct usf_cmd usf_cmds[] = {
 	  "          (tracefs: $USTACK_TRACEFS or /sys/kernel/tracing)" },
 	{ "list", usf_cmd_list, "list" },
 	{ "remove", usf_cmd_remove, "remove BUILD-ID|unused|all" },
+	{ "serve", usf_cmd_serve,
+	  "serve [--cache DIR|--no-cache] [--cache-max BYTES] [--status FILE] [--no-scan]\n"
+	  "          [--events FILE]" },
 };
 
 static void usf_usage(FILE *out)

@@ -66,6 +66,7 @@ struct usf_walk {
 int usf_walk_named(struct usf_walk *walk, const char *path);
 void usf_walk_system(struct usf_walk *walk);
 void usf_walk_mapped(struct usf_walk *walk);
+int usf_walk_pid(struct usf_walk *walk, int pid);
 void usf_walk_release(struct usf_walk *walk);
 const char *usf_origin_name(const struct usf_file *file);
 
@@ -73,5 +74,8 @@ const char *usf_origin_name(const struct usf_file *file);
 int usf_cmd_load(int argc, char **argv);
 int usf_cmd_list(int argc, char **argv);
 int usf_cmd_remove(int argc, char **argv);
+
+/* ustack-sframe-serve.c: a service keeping the tables of mapped files loaded */
+int usf_cmd_serve(int argc, char **argv);
 
 #endif /* _USTACK_SFRAME_H */

@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ustack-sframe serve: a service that keeps the unwind tables of the files
+ * processes map executable loaded in the kernel, with nobody running a
+ * command (issue 39; docs/tables-service.md).
+ *
+ * It learns of new mappings from the kernel's own trace events, in a
+ * tracefs instance of its own (instances/ustack-sframe-serve):
+ *
+ *   sched/sched_process_exec      a program started: its executable and
+ *                                 ld.so are mapped by then
+ *   syscalls/sys_enter_mmap       filtered on PROT_EXEC: ld.so (or
+ *                                 dlopen()) maps a library's text
+ *
+ * On each event it reads the process's executable mappings and opens each
+ * file through /proc/PID/map_files (ustack-sframe-files.c): the very file
+ * the process maps, never a path looked up again, without blocking, and
+ * only files usf_table_file_trusted() says only root can have written.
+ * A file's table comes from the cache (usf-cache.h) when its build-id,
+ * size and keyed hash match, else it is converted and stored there, then
+ * loaded with a descriptor of the file. At start it does the same for
+ * every running process (load --mapped).
+ *
+ * --events FILE reads event lines from FILE (a trace_pipe written by a
+ * test) instead of its instance, and stops at its end.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "usf.h"
+#include "usf-cache.h"
+#include "usf-table.h"
+#include "ustack-sframe.h"
+
+#define USF_SERVE_TRACEFS	"/sys/kernel/tracing"
+#define USF_SERVE_INSTANCE	"instances/ustack-sframe-serve"
+#define USF_SERVE_CACHE		"/var/cache/ustack-sframe"
+#define USF_SERVE_CACHE_MAX	(256ULL << 20)
+#define USF_SERVE_STATUS	"/run/ustack-sframe-serve.status"
+#define USF_SERVE_BUF		65536
+#define USF_SERVE_PIDS		256
+
+/* What the service did */
+struct usf_serve {
+	struct usf_cache	*cache;
+	const char		*tracefs;
+	const char		*status;
+	unsigned long		events;
+	unsigned long		scans;
+	unsigned long		loaded;
+	unsigned long		already;
+	unsigned long		no_table;
+	unsigned long		refused;
+	unsigned long		converted;
+	double			convert_s;	/* CPU time of the conversions */
+	uint64_t		loaded_bytes;
+};
+
+static volatile sig_atomic_t usf_serve_stop;
+
+static void usf_serve_signal(int sig)
+{
+	(void)sig;
+	usf_serve_stop = 1;
+}
+
+static double usf_cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Write @s to tracefs file @file (under @sv->tracefs); -1 with errno */
+static int usf_serve_write(const struct usf_serve *sv, const char *file, const void *buf,
+			   size_t size)
+{
+	char path[4096];
+	ssize_t n;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/%s", sv->tracefs, file);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = write(fd, buf, size);
+	err = errno;
+	close(fd);
+	if (n >= 0 && (size_t)n != size) {
+		err = EIO;
+		n = -1;
+	}
+	errno = err;
+	return n < 0 ? -1 : 0;
+}
+
+static int usf_serve_write_str(const struct usf_serve *sv, const char *file, const char *s)
+{
+	return usf_serve_write(sv, file, s, strlen(s));
+}
+
+/* The table of the file at @fd: from the cache, else converted and stored */
+static void *usf_serve_table(struct usf_serve *sv, const struct usf_file *file, size_t *size)
+{
+	char name[USF_CACHE_NAME_MAX];
+	void *blob = NULL;
+	double t;
+
+	if (sv->cache) {
+		if (usf_cache_name(sv->cache, file->fd, name, sizeof(name)))
+			return NULL;	/* no build-id, unreadable: no table either */
+		if (!usf_cache_get(sv->cache, name, &blob, size))
+			return blob;
+	}
+	t = usf_cpu_now();
+	if (usf_table_from_fd(file->name, file->fd, 0, &blob, size, NULL))
+		return NULL;
+	sv->convert_s += usf_cpu_now() - t;
+	sv->converted++;
+	printf("%s: converted, %zu bytes, %.3f s\n", file->name, *size, usf_cpu_now() - t);
+	if (sv->cache && usf_cache_put(sv->cache, name, blob, *size))
+		fprintf(stderr, "%s: not cached: %s\n", file->name, usf_last_error());
+	return blob;
+}
+
+/* The walk's function: load the table of @file */
+static void usf_serve_file(struct usf_walk *walk, const struct usf_file *file)
+{
+	struct usf_serve *sv = walk->arg;
+	size_t size;
+	void *blob;
+
+	blob = usf_serve_table(sv, file, &size);
+	if (!blob) {
+		sv->no_table++;
+		return;
+	}
+	if (usf_table_set_file(blob, size, file->fd)) {
+		fprintf(stderr, "%s: %s\n", file->name, usf_last_error());
+		sv->refused++;
+	} else if (!usf_serve_write(sv, "user_unwind_tables/load", blob, size)) {
+		printf("%s: loaded (%s), %zu bytes\n", file->name, usf_origin_name(file), size);
+		sv->loaded++;
+		sv->loaded_bytes += size;
+	} else if (errno == EEXIST) {
+		sv->already++;
+	} else {
+		fprintf(stderr, "%s: loading its table, %zu bytes: %s\n", file->name, size,
+			strerror(errno));
+		sv->refused++;
+	}
+	free(blob);
+	fflush(stdout);
+}
+
+/* The status file: counters, replaced whole */
+static void usf_serve_status(const struct usf_serve *sv, const struct usf_walk *walk)
+{
+	const struct usf_cache_stats *cs = sv->cache ? usf_cache_stats(sv->cache) : NULL;
+	char tmp[4096];
+	FILE *f;
+
+	if (!sv->status || !*sv->status)
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", sv->status);
+	f = fopen(tmp, "we");
+	if (!f)
+		return;
+	fprintf(f, "pid %d\nevents %lu\nscans %lu\nfiles %zu\nuntrusted %u\nunopened %u\n"
+		"loaded %lu\nloaded_bytes %llu\nalready %lu\nno_table %lu\nrefused %lu\n"
+		"converted %lu\nconvert_cpu_s %.3f\n", (int)getpid(), sv->events, sv->scans,
+		walk->nr_seen, walk->untrusted, walk->unopened, sv->loaded,
+		(unsigned long long)sv->loaded_bytes, sv->already, sv->no_table, sv->refused,
+		sv->converted, sv->convert_s);
+	if (cs)
+		fprintf(f, "cache_hits %llu\ncache_misses %llu\ncache_rejected %llu\n"
+			"cache_stored %llu\ncache_evicted %llu\ncache_bytes %llu\n",
+			(unsigned long long)cs->hits, (unsigned long long)cs->misses,
+			(unsigned long long)cs->rejected, (unsigned long long)cs->stored,
+			(unsigned long long)cs->evicted, (unsigned long long)cs->bytes);
+	if (fclose(f) || rename(tmp, sv->status))
+		unlink(tmp);
+}
+
+/*
+ * The pid of a trace_pipe line ("COMM-PID [CPU] FLAGS TIME: EVENT: ..."),
+ * or -1: the digits between the last '-' and the " [" of the CPU before
+ * the event's name (a COMM may hold '-', ' ' and '[').
+ */
+static int usf_serve_line_pid(const char *line)
+{
+	const char *ev = strstr(line, ": sched_process_exec:");
+	const char *p, *end;
+	long pid;
+
+	if (!ev)
+		ev = strstr(line, ": sys_mmap(");
+	if (!ev)
+		return -1;
+	for (p = ev; p > line; p--) {
+		if (p[0] != '[' || p[-1] != ' ')
+			continue;
+		end = p - 1;
+		while (end > line && end[-1] == ' ')
+			end--;
+		p = end;
+		while (p > line && p[-1] >= '0' && p[-1] <= '9')
+			p--;
+		if (p == end || p == line || p[-1] != '-')
+			return -1;
+		pid = strtol(p, NULL, 10);
+		return pid > 0 && pid < (1L << 22) ? (int)pid : -1;
+	}
+	return -1;
+}
+
+/* Load the tables of the files the processes @pids map (those still there) */
+static void usf_serve_scan(struct usf_serve *sv, struct usf_walk *walk, const int *pids, int nr)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		if (!usf_walk_pid(walk, pids[i]))
+			sv->scans++;
+}
+
+/* Scan the processes of the events in @buf (whole lines) */
+static void usf_serve_lines(struct usf_serve *sv, struct usf_walk *walk, char *buf)
+{
+	int pids[USF_SERVE_PIDS], nr = 0, pid, i;
+	char *line, *save = NULL;
+
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		pid = usf_serve_line_pid(line);
+		if (pid < 0 || pid == getpid())
+			continue;
+		sv->events++;
+		for (i = 0; i < nr && pids[i] != pid; i++)
+			;
+		if (i < nr)
+			continue;
+		if (nr == USF_SERVE_PIDS) {
+			usf_serve_scan(sv, walk, pids, nr);
+			nr = 0;
+		}
+		pids[nr++] = pid;
+	}
+	usf_serve_scan(sv, walk, pids, nr);
+}
+
+/* Read event lines from @fd until its end or a signal */
+static void usf_serve_read(struct usf_serve *sv, struct usf_walk *walk, int fd)
+{
+	static char buf[USF_SERVE_BUF + 1];
+	size_t have = 0, whole;
+	ssize_t n;
+	char *nl;
+
+	while (!usf_serve_stop) {
+		n = read(fd, buf + have, USF_SERVE_BUF - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += n;
+		buf[have] = '\0';
+		nl = strrchr(buf, '\n');
+		if (!nl) {
+			if (have == USF_SERVE_BUF)
+				have = 0;	/* a line longer than any event */
+			continue;
+		}
+		whole = nl + 1 - buf;
+		*nl = '\0';
+		usf_serve_lines(sv, walk, buf);
+		memmove(buf, buf + whole, have - whole);
+		have -= whole;
+		usf_serve_status(sv, walk);
+	}
+}
+
+/* The instance's events: on, or off (@on false) */
+static int usf_serve_events(const struct usf_serve *sv, bool on)
+{
+	char filter[128];
+	const char *v = on ? "1" : "0";
+
+	if (on) {
+		usf_serve_write_str(sv, USF_SERVE_INSTANCE "/buffer_size_kb", "256");
+		snprintf(filter, sizeof(filter), "prot & 4 && common_pid != %d", (int)getpid());
+		if (usf_serve_write_str(sv, USF_SERVE_INSTANCE
+					"/events/syscalls/sys_enter_mmap/filter", filter))
+			return -1;
+	}
+	if (usf_serve_write_str(sv, USF_SERVE_INSTANCE
+				"/events/sched/sched_process_exec/enable", v) ||
+	    usf_serve_write_str(sv, USF_SERVE_INSTANCE
+				"/events/syscalls/sys_enter_mmap/enable", v))
+		return -1;
+	return 0;
+}
+
+/* serve [--cache DIR|--no-cache] [--cache-max BYTES] [--status FILE] [--no-scan] [--events FILE] */
+int usf_cmd_serve(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "cache", required_argument, NULL, 'c' },
+		{ "no-cache", no_argument, NULL, 'C' },
+		{ "cache-max", required_argument, NULL, 'm' },
+		{ "status", required_argument, NULL, 's' },
+		{ "no-scan", no_argument, NULL, 'S' },
+		{ "events", required_argument, NULL, 'e' },
+		{ 0 }
+	};
+	const char *cache_dir = USF_SERVE_CACHE, *events = NULL;
+	struct usf_walk walk = { .fn = usf_serve_file };
+	struct usf_serve sv = { .status = USF_SERVE_STATUS };
+	uint64_t cache_max = USF_SERVE_CACHE_MAX;
+	struct sigaction sa = { .sa_handler = usf_serve_signal };
+	char path[4096];
+	bool scan = true;
+	int c, fd;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'c')
+			cache_dir = optarg;
+		else if (c == 'C')
+			cache_dir = NULL;
+		else if (c == 'm')
+			cache_max = usf_parse_addr(optarg, "--cache-max");
+		else if (c == 's')
+			sv.status = optarg;
+		else if (c == 'S')
+			scan = false;
+		else if (c == 'e')
+			events = optarg;
+		else
+			return 2;
+	}
+	if (optind != argc)
+		return 2;
+	sv.tracefs = getenv("USTACK_TRACEFS");
+	if (!sv.tracefs || !*sv.tracefs)
+		sv.tracefs = USF_SERVE_TRACEFS;
+	walk.arg = &sv;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+
+	if (cache_dir) {
+		sv.cache = usf_cache_open(cache_dir, cache_max);
+		if (!sv.cache)
+			fprintf(stderr, "no cache, every file is converted: %s\n",
+				usf_last_error());
+	}
+	if (events) {
+		fd = open(events, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			usf_die("%s: %s", events, strerror(errno));
+	} else {
+		snprintf(path, sizeof(path), "%s/%s", sv.tracefs, USF_SERVE_INSTANCE);
+		if (mkdir(path, 0700) && errno != EEXIST)
+			usf_die("%s: %s", path, strerror(errno));
+		if (usf_serve_events(&sv, true))
+			usf_die("%s: enabling sched_process_exec and sys_enter_mmap: %s", path,
+				strerror(errno));
+		snprintf(path, sizeof(path), "%s/%s/trace_pipe", sv.tracefs, USF_SERVE_INSTANCE);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			usf_die("%s: %s", path, strerror(errno));
+	}
+	/* events from now on are read below: what runs already is scanned once */
+	if (scan) {
+		usf_walk_mapped(&walk);
+		sv.scans++;
+	}
+	printf("serving: %zu files seen, %lu loaded, %lu already loaded, %lu without a table, "
+	       "%u not trusted\n", walk.nr_seen, sv.loaded, sv.already, sv.no_table,
+	       walk.untrusted);
+	usf_serve_status(&sv, &walk);
+	usf_serve_read(&sv, &walk, fd);
+	close(fd);
+	if (!events) {
+		usf_serve_events(&sv, false);
+		snprintf(path, sizeof(path), "%s/%s", sv.tracefs, USF_SERVE_INSTANCE);
+		rmdir(path);
+	}
+	usf_serve_status(&sv, &walk);
+	printf("stopped: %lu events, %lu scans, %zu files seen, %lu loaded, %lu converted "
+	       "(%.3f s of CPU)\n", sv.events, sv.scans, walk.nr_seen, sv.loaded, sv.converted,
+	       sv.convert_s);
+	usf_walk_release(&walk);
+	usf_cache_close(sv.cache);
+	return 0;
+}

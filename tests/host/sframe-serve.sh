@@ -1,0 +1,141 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# ustack-sframe serve (issue 39), without the kernel: event lines as
+# trace_pipe gives them (--events FILE) name processes of this test, a
+# fake tracefs directory takes the loads. Checked: the process of an event
+# (a COMM with dashes, spaces and brackets) gets its mapped files loaded,
+# opened through map_files; a copy another user owns and one others may
+# write are skipped, never converted; the second run converts nothing
+# (the cache); entries of the cache that are not the service's (a mode
+# others may write, a symbolic link, another owner, a cut table, one
+# file's table under another's name) are refused, removed and converted
+# again; a cache directory others can enter, or a readable key, is not
+# used; the cache stays under its bound. Root only (map_files, chown).
+. "$(dirname "$0")/../lib/result.sh"
+
+. "$(dirname "$0")/../lib/sframe-tool.sh"
+lib=$O/utest/fixture-lib.so
+pid=
+work=
+
+cleanup() {
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null
+	[ -n "$work" ] && rm -rf "$work"
+}
+sf_built "$tool" "$lib"
+if [ "$(id -u)" != 0 ]; then
+	skip "ustack-sframe serve" "needs root (map_files, files of other owners)"
+	finish
+fi
+work=$(mktemp -d "$USTACK_TOP/build/tests/sframe-serve.XXXXXX") || exit 1
+trap cleanup EXIT
+cp "$lib" "$work/libroot.so"
+chmod 644 "$work/libroot.so"
+cp "$lib" "$work/libuser.so"
+chown 65534:65534 "$work/libuser.so"
+cp "$lib" "$work/libothers.so"
+chmod 666 "$work/libothers.so"
+LD_PRELOAD=$work/libroot.so:$work/libuser.so:$work/libothers.so sleep 300 &
+pid=$!
+if ! wait_until 10 grep -q "$work/libothers.so" "/proc/$pid/maps"; then
+	fail "a process mapping the copies" "LD_PRELOAD failed"
+	finish
+fi
+mkdir -p "$work/tracefs/user_unwind_tables"
+: > "$work/tracefs/user_unwind_tables/load"
+export USTACK_TRACEFS=$work/tracefs
+cache=$work/cache
+# an event of $pid (a sys_mmap line), one of a process that is gone, junk
+printf '%s\n' \
+	"  a [b]-c d-$pid    [001] .....   12.345678: sys_mmap(addr: 0, len: 2000, prot: 5, flags: 802, fd: 3, off: 0)" \
+	"           sleep-999999  [000] .....   12.4: sched_process_exec: filename=/bin/x pid=999999 old_pid=999999" \
+	"no pid here: sys_mmap(" "-[000] : sys_mmap(" > "$work/events"
+
+# serve OUT [OPTS...]: one run over the events, its output in OUT
+serve() {
+	local out=$1 rc
+
+	shift
+	"$tool" serve --no-scan --status "$work/status" --events "$work/events" \
+		--cache "$cache" "$@" > "$out" 2>&1
+	rc=$?
+	check "serve over the events: exit $rc ($(tail -n 1 "$out"))" test $rc = 0
+}
+# counter NAME: a counter of the status file
+counter() { awk -v n="$1" '$1 == n { print $2 }' "$work/status"; }
+
+serve "$work/run1"
+check "the process's copy root owns is converted and loaded" \
+	grep -q "libroot.so: loaded (mapped by pid $pid)" "$work/run1"
+check "so is sleep, the program it runs" grep -q "sleep: loaded (mapped by pid $pid)" "$work/run1"
+check "the copy nobody owns is skipped as not trusted" \
+	grep -q "libuser.so: skipped (mapped by pid $pid): not trusted: owned by uid 65534" "$work/run1"
+check "so is the copy others may write" \
+	grep -q "libothers.so: skipped (mapped by pid $pid): not trusted: writable by others" "$work/run1"
+check "neither is converted" sh -c "! grep -q -e 'libuser.so: converted' -e 'libothers.so: converted' $work/run1"
+check "status: one process scanned, $(counter converted) files converted, $(counter cache_stored) stored" \
+	test "$(counter scans)" = 1 -a "$(counter converted)" -ge 3 -a "$(counter cache_stored)" = "$(counter converted)"
+conv1=$(counter converted)
+check "the cache directory is 0700 with a key only root reads" \
+	test "$(stat -c %a "$cache")" = 700 -a "$(stat -c %a "$cache/key")" = 600
+entry=$(ls "$cache" | grep "^$(readelf -n "$lib" | awk '/Build ID/ { print $3 }')-")
+check "an entry named by build-id, size and hash: $entry" \
+	test -n "$entry" -a "$(echo "$entry" | wc -l)" = 1
+
+serve "$work/run2"
+check "a second run converts nothing: $(counter cache_hits) cache hits" \
+	test "$(counter converted)" = 0 -a "$(counter cache_hits)" = "$conv1"
+check "and loads the same files" test "$(grep -c ': loaded' "$work/run2")" = "$(grep -c ': loaded' "$work/run1")"
+
+# refused RUN WHAT: an entry of fixture-lib was refused and converted again
+refused() {
+	check "$2: refused and converted again" \
+		sh -c "test $(counter cache_rejected) = 1 && grep -q 'libroot.so: converted' $work/$1"
+}
+chmod 666 "$cache/$entry"
+serve "$work/run3"
+refused run3 "an entry others may write"
+check "and the entry made again is 0600" test "$(stat -c %a "$cache/$entry")" = 600
+cp "$cache/$entry" "$work/saved"
+rm "$cache/$entry"
+ln -s "$work/saved" "$cache/$entry"
+serve "$work/run4"
+refused run4 "a symbolic link"
+chown 65534 "$cache/$entry"
+serve "$work/run5"
+refused run5 "an entry nobody owns"
+head -c 100 "$work/saved" > "$cache/$entry"
+serve "$work/run6"
+refused run6 "a table cut short"
+# sleep's table under fixture-lib's name: another build-id inside
+other=$(ls "$cache" | grep '\.usft$' | grep -v "^${entry%%-*}-" | head -n 1)
+cp "$cache/$other" "$cache/$entry"
+serve "$work/run7"
+refused run7 "another file's table under its name"
+ln "$cache/$entry" "$work/hardlink"
+serve "$work/run8"
+refused run8 "an entry with a second link"
+rm -f "$work/hardlink"
+
+chmod 755 "$cache"
+serve "$work/run9"
+check "a cache directory others may enter is not used" \
+	sh -c "grep -q 'no cache, every file is converted: .*mode 0755' $work/run9 && test $(counter converted) -ge 3"
+chmod 700 "$cache"
+chmod 644 "$cache/key"
+serve "$work/run10"
+check "nor one whose key others may read" grep -q 'no cache.*key: not a secret' "$work/run10"
+chmod 600 "$cache/key"
+
+# the bound: room for sleep's table and fixture-lib's, or for ld.so's and
+# fixture-lib's, not for the three: sleep's (stored first) makes room
+size_of() { sed -n "s|^.*/$1: converted, \([0-9]*\) bytes.*|\1|p" "$work/run1"; }
+max=$(($(size_of sleep) + $(size_of ld-linux-x86-64.so.2) - 1))
+rm -f "$cache"/*.usft
+serve "$work/run11" --cache-max $max
+total=$(find "$cache" -name '*.usft' -printf '%s\n' | awk '{ t += $1 } END { print t + 0 }')
+check "bounded: $total bytes cached of at most $max, $(counter cache_evicted) evicted" \
+	test "$total" -gt 0 -a "$total" -le $max -a "$(counter cache_evicted)" = 1
+check "the table larger than the bound is loaded, not cached" \
+	grep -q 'libc.so.6: not cached: [0-9]* bytes, more than the cache' "$work/run11"
+finish
