@@ -296,10 +296,14 @@ static int usf_serve_events(const struct usf_serve *sv, bool on)
 
 	if (on) {
 		usf_serve_write_str(sv, USF_SERVE_INSTANCE "/buffer_size_kb", "256");
+		/* PROT_EXEC mappings of others; else PROT_EXEC; else every mmap() */
 		snprintf(filter, sizeof(filter), "prot & 4 && common_pid != %d", (int)getpid());
 		if (usf_serve_write_str(sv, USF_SERVE_INSTANCE
-					"/events/syscalls/sys_enter_mmap/filter", filter))
-			return -1;
+					"/events/syscalls/sys_enter_mmap/filter", filter) &&
+		    usf_serve_write_str(sv, USF_SERVE_INSTANCE
+					"/events/syscalls/sys_enter_mmap/filter", "prot & 4"))
+			fprintf(stderr, "sys_enter_mmap: no filter (%s): every mmap() is read\n",
+				strerror(errno));
 	}
 	if (usf_serve_write_str(sv, USF_SERVE_INSTANCE
 				"/events/sched/sched_process_exec/enable", v) ||
