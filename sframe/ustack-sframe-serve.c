@@ -62,6 +62,8 @@ struct usf_serve {
 	unsigned long		converted;
 	double			convert_s;	/* CPU time of the conversions */
 	uint64_t		loaded_bytes;
+	long			tables;		/* in the kernel after our last batch */
+	unsigned long		rescans;	/* after tables were removed */
 };
 
 static volatile sig_atomic_t usf_serve_stop;
@@ -177,10 +179,10 @@ static void usf_serve_status(const struct usf_serve *sv, const struct usf_walk *
 		return;
 	fprintf(f, "pid %d\nevents %lu\nscans %lu\nfiles %zu\nuntrusted %u\nunopened %u\n"
 		"loaded %lu\nloaded_bytes %llu\nalready %lu\nno_table %lu\nrefused %lu\n"
-		"converted %lu\nconvert_cpu_s %.3f\n", (int)getpid(), sv->events, sv->scans,
+		"converted %lu\nconvert_cpu_s %.3f\nrescans %lu\n", (int)getpid(), sv->events, sv->scans,
 		walk->nr_seen, walk->untrusted, walk->unopened, sv->loaded,
 		(unsigned long long)sv->loaded_bytes, sv->already, sv->no_table, sv->refused,
-		sv->converted, sv->convert_s);
+		sv->converted, sv->convert_s, sv->rescans);
 	if (cs)
 		fprintf(f, "cache_hits %llu\ncache_misses %llu\ncache_rejected %llu\n"
 			"cache_stored %llu\ncache_evicted %llu\ncache_bytes %llu\n",
@@ -257,6 +259,43 @@ static void usf_serve_lines(struct usf_serve *sv, struct usf_walk *walk, char *b
 	usf_serve_scan(sv, walk, pids, nr);
 }
 
+/* The number of tables in the kernel ("# tables N ..." of list), or -1 */
+static long usf_serve_tables(const struct usf_serve *sv)
+{
+	char path[4096], line[128];
+	long n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/user_unwind_tables/list", sv->tracefs);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	if (!fgets(line, sizeof(line), f) || sscanf(line, "# tables %ld", &n) != 1)
+		n = -1;
+	fclose(f);
+	return n;
+}
+
+/*
+ * Fewer tables than after our last batch: root removed some (remove), or
+ * a load of someone else's made room. The files seen are forgotten and
+ * every process scanned again: what still runs gets its tables back
+ * (from the cache; a table still loaded is EEXIST).
+ */
+static void usf_serve_check_removed(struct usf_serve *sv, struct usf_walk *walk)
+{
+	long n = usf_serve_tables(sv);
+
+	if (n < 0 || sv->tables < 0 || n >= sv->tables)
+		return;
+	printf("tables removed from the kernel (%ld, were %ld): loading again what runs\n",
+	       n, sv->tables);
+	usf_walk_release(walk);
+	walk->untrusted = walk->unopened = 0;
+	usf_walk_mapped(walk);
+	sv->rescans++;
+}
+
 /* Read event lines from @fd until its end or a signal */
 static void usf_serve_read(struct usf_serve *sv, struct usf_walk *walk, int fd)
 {
@@ -281,7 +320,9 @@ static void usf_serve_read(struct usf_serve *sv, struct usf_walk *walk, int fd)
 		}
 		whole = nl + 1 - buf;
 		*nl = '\0';
+		usf_serve_check_removed(sv, walk);
 		usf_serve_lines(sv, walk, buf);
+		sv->tables = usf_serve_tables(sv);
 		memmove(buf, buf + whole, have - whole);
 		have -= whole;
 		usf_serve_status(sv, walk);
@@ -392,6 +433,7 @@ int usf_cmd_serve(int argc, char **argv)
 	printf("serving: %zu files seen, %lu loaded, %lu already loaded, %lu without a table, "
 	       "%u not trusted\n", walk.nr_seen, sv.loaded, sv.already, sv.no_table,
 	       walk.untrusted);
+	sv.tables = usf_serve_tables(&sv);
 	usf_serve_status(&sv, &walk);
 	usf_serve_read(&sv, &walk, fd);
 	close(fd);
