@@ -47,6 +47,9 @@ static const struct option flame_longopts[] = {
 	{ "pprof-dir", required_argument, NULL, 'D' },
 	{ "otlp-endpoint", required_argument, NULL, 'E' },
 	{ "period", required_argument, NULL, 'P' },
+	{ "stream", required_argument, NULL, 'R' },
+	{ "deferred", no_argument, NULL, 'O' },
+	{ "queue", required_argument, NULL, 'Q' },
 	{ "title", required_argument, NULL, 't' },
 	{ "width", required_argument, NULL, 'w' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -63,6 +66,7 @@ void flame_usage(FILE *out)
 {
 	fputs("usage: ustack-flame [OPTION]... [-i] TRACE.dat...\n"
 	      "       ustack-flame [OPTION]... -F FOLDED|-\n"
+	      "       ustack-flame [OPTION]... --stream INSTANCE --otlp-endpoint URL|--pprof-dir DIR\n"
 	      "A flame graph of the events of trace-cmd trace files, each with its deferred\n"
 	      "user stack and, when the trace has them (trace-cmd record -T), kernel stack.\n"
 	      "\n"
@@ -103,6 +107,11 @@ void flame_usage(FILE *out)
 	      "                         (http://HOST[:PORT][/PATH]; 4318,\n"
 	      "                         /v1development/profiles)\n"
 	      "      --period SECONDS   the period of --pprof-dir and --otlp-endpoint (10)\n"
+	      "      --stream INSTANCE  read this live tracefs instance (\"/\": the top\n"
+	      "                         level) until SIGINT or SIGTERM, a profile per period\n"
+	      "      --deferred         --stream: set user_stacktrace_deferred for the run\n"
+	      "      --queue N          --stream: periods waiting to be sent, at most (4);\n"
+	      "                         when full, the oldest is dropped and counted\n"
 	      "  -t, --title TEXT       the title of the svg and html graph\n"
 	      "  -w, --width PIXELS     the width of the svg and html graph (1200)\n"
 	      "  -v, --verbose          say what was counted, and each file asked of\n"
@@ -250,6 +259,15 @@ static int flame_option_value(struct flame_args *a, int opt, const char *arg)
 		return 0;
 	case 'P':
 		return flame_period_parse(arg, &a->period);
+	case 'R':
+		a->stream = arg;
+		return 0;
+	case 'Q':
+		n = flame_number(arg, 1, 1024);
+		if (n < 0)
+			fputs("ustack-flame: --queue from 1 to 1024\n", stderr);
+		a->queue = n;
+		return n < 0 ? -1 : 0;
 	case 't':
 		a->title = arg;
 		return 0;
@@ -294,6 +312,9 @@ static int flame_option_flag(struct flame_args *a, int opt)
 	case 'v':
 		a->verbose = true;
 		break;
+	case 'O':
+		a->set_deferred = true;
+		break;
 	default:
 		return 1;
 	}
@@ -303,11 +324,29 @@ static int flame_option_flag(struct flame_args *a, int opt)
 /* What the options say together. */
 static int flame_args_check(struct flame_args *a)
 {
+	if ((a->set_deferred || a->queue) && !a->stream) {
+		fputs("ustack-flame: --deferred and --queue are of --stream\n", stderr);
+		return -1;
+	}
+	if (a->stream) {
+		if (a->nr_inputs || a->folded || a->output) {
+			fputs("ustack-flame: --stream reads an instance: no trace files, -F or -o\n",
+			      stderr);
+			return -1;
+		}
+		if (!a->pprof_dir && !a->endpoint) {
+			fputs("ustack-flame: --stream needs --otlp-endpoint URL or --pprof-dir DIR\n",
+			      stderr);
+			return -1;
+		}
+		if (!a->queue)
+			a->queue = FLAME_STREAM_QUEUE;
+	}
 	if (a->nr_inputs && a->folded) {
 		fputs("ustack-flame: give trace files or -F FOLDED, not both\n", stderr);
 		return -1;
 	}
-	if (!a->nr_inputs && !a->folded) {
+	if (!a->nr_inputs && !a->folded && !a->stream) {
 		fputs("ustack-flame: give trace files or -F FOLDED (--help: the usage)\n", stderr);
 		return -1;
 	}

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <trace-cmd.h>
+#include <tracefs.h>
 #include <ustack.h>
 
 #include "flame.h"
@@ -27,12 +28,14 @@ struct flame_collect {
 	struct flame_stats		*stats;
 	struct tep_handle		*tep;
 	struct ustack_sampler		*sampler;
+	struct ustack_stitcher		*st;		/* a live instance's; NULL for a file */
 	const char			*buffer;	/* its name; "": the top level */
 	char				*line;
 	size_t				size;
 	char				pid_comm[64];
 	char				unwind[32];	/* "[unwind=sframe+fp]" */
 	int				error;		/* errno of the first failure */
+	bool				comm_reloaded;	/* live: saved_cmdlines read this feed */
 };
 
 /*
@@ -171,6 +174,42 @@ static bool flame_event_wanted(const struct flame_options *opts, const struct te
 	return false;
 }
 
+/*
+ * A live instance's task not in the saved command lines read so far: the
+ * kernel saves a task's at its next switch after an event, maybe after the
+ * read. saved_cmdlines is read again (once a feed), then /proc/PID/comm
+ * asked, while the task lives. NULL when neither knows it.
+ */
+static const char *flame_live_comm(struct flame_collect *c, int pid)
+{
+	const char *comm;
+	char path[64], name[32];
+	ssize_t n;
+	int fd;
+
+	if (!c->comm_reloaded) {
+		c->comm_reloaded = true;
+		tracefs_load_cmdlines(NULL, c->tep);
+		comm = tep_data_comm_from_pid(c->tep, pid);
+		if (comm && strcmp(comm, "<...>"))
+			return comm;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	n = read(fd, name, sizeof(name) - 1);
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	name[n] = '\0';
+	name[strcspn(name, "\n")] = '\0';
+	if (tep_register_comm(c->tep, name, pid) && errno != EEXIST)
+		return NULL;
+	comm = tep_data_comm_from_pid(c->tep, pid);
+	return comm && strcmp(comm, "<...>") ? comm : NULL;
+}
+
 /* The sampler's callback: a sample counted, if it passes the filters. */
 static int flame_sample_cb(const struct ustack_sample *sample, void *context)
 {
@@ -182,6 +221,8 @@ static int flame_sample_cb(const struct ustack_sample *sample, void *context)
 	c->stats->events++;
 	/* the trace's saved command lines live as long as its handle */
 	s.comm = tep_data_comm_from_pid(c->tep, sample->pid);
+	if (c->st && (!s.comm || !strcmp(s.comm, "<...>")))
+		s.comm = flame_live_comm(c, sample->pid);
 	if (!s.comm || !strcmp(s.comm, "<...>")) {
 		/* not saved: the pid */
 		snprintf(s.pid_name, sizeof(s.pid_name), "%d", sample->pid);
@@ -401,4 +442,98 @@ int flame_collect_file(const char *path, const struct flame_options *opts,
 	}
 	tracecmd_close(handle);
 	return ret;
+}
+
+/**
+ * flame_collect_alloc - a collector of a live instance's samples (--stream)
+ * @tep: the event formats of the instance's tracing directory
+ * @buffer: the instance's name, as samples say it ("": the top level)
+ * @opts: what to count, and how to name it
+ * @fc: the table the folded lines are counted in (may be emptied between feeds)
+ * @stats: added to
+ *
+ * One stitcher and one sampler for the whole run: the stacks of events read
+ * by one flame_collect_feed() can come with the records of the next. The
+ * instance may hold events from before: their stacks are unknown, not lost.
+ *
+ * Return: the collector; NULL with errno (ENOMEM).
+ */
+struct flame_collect *flame_collect_alloc(struct tep_handle *tep, const char *buffer,
+					  const struct flame_options *opts,
+					  struct flame_counts *fc, struct flame_stats *stats)
+{
+	struct flame_collect *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->opts = opts;
+	c->fc = fc;
+	c->stats = stats;
+	c->tep = tep;
+	c->buffer = buffer;
+	c->sampler = ustack_sampler_alloc(tep, opts->kernel ? 0 : USTACK_SAMPLE_NO_KERNEL,
+					  flame_sample_cb, c);
+	if (c->sampler)
+		c->st = ustack_stitcher_alloc(tep, USTACK_STITCH_START_UNKNOWN, flame_event, c);
+	if (!c->st) {
+		flame_collect_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+/* A stitcher's or sampler's return: 0, or -1 with the callbacks' errno */
+static int flame_collect_ret(struct flame_collect *c, int ret)
+{
+	if (!ret)
+		return 0;
+	if (ret > 0 || c->error)
+		errno = c->error ? c->error : EIO;
+	return -1;
+}
+
+/**
+ * flame_collect_feed - count the samples of what an instance holds now
+ * @c: the collector
+ * @instance: the instance (consumed: trace_pipe_raw)
+ *
+ * Return: 0; -1 with errno: of reading the instance, ENOMEM, or what
+ * @c's sample function failed with.
+ */
+int flame_collect_feed(struct flame_collect *c, struct tracefs_instance *instance)
+{
+	c->comm_reloaded = false;
+	return flame_collect_ret(c, ustack_stitcher_feed_instance(c->st, instance));
+}
+
+/**
+ * flame_collect_finish - the instance is read for the last time: count what is held
+ * @c: the collector
+ *
+ * Events whose stacks have not come are counted as lost (the stitcher's
+ * end), the events the sampler holds for their kernel stacks without one.
+ *
+ * Return: 0; -1 with errno as flame_collect_feed().
+ */
+int flame_collect_finish(struct flame_collect *c)
+{
+	int ret = flame_collect_ret(c, ustack_stitcher_flush(c->st));
+
+	if (!ret)
+		ret = flame_collect_ret(c, ustack_sampler_flush(c->sampler));
+	return ret;
+}
+
+/**
+ * flame_collect_free - free a collector of flame_collect_alloc()
+ * @c: the collector; NULL does nothing
+ */
+void flame_collect_free(struct flame_collect *c)
+{
+	if (!c)
+		return;
+	ustack_stitcher_free(c->st);
+	ustack_sampler_free(c->sampler);
+	free(c->line);
+	free(c);
 }

@@ -18,6 +18,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "flame.h"
@@ -194,6 +195,30 @@ int flame_export_sample(const struct flame_sample *sample, void *context)
 	}
 	e->period_index = period;
 	return flame_profile_sample(sample, &e->prof);
+}
+
+/**
+ * flame_export_check - check where the profiles go, before anything is read
+ * @e: the exporter: @e->dir a directory, or @e->endpoint a URL (parsed into @e->url)
+ *
+ * Return: 0; -1 when they cannot go there (said on standard error).
+ */
+int flame_export_check(struct flame_export *e)
+{
+	struct stat st = { 0 };
+
+	errno = 0;
+	if (e->dir && (stat(e->dir, &st) || !S_ISDIR(st.st_mode))) {
+		fprintf(stderr, "ustack-flame: --pprof-dir %s: %s\n", e->dir,
+			errno ? strerror(errno) : "not a directory");
+		return -1;
+	}
+	if (e->endpoint && flame_url_parse(e->endpoint, &e->url)) {
+		fprintf(stderr, "ustack-flame: --otlp-endpoint %s: not http://HOST[:PORT][/PATH]\n",
+			e->endpoint);
+		return -1;
+	}
+	return 0;
 }
 
 /**

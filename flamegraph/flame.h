@@ -200,6 +200,16 @@ struct flame_stats {
 int flame_collect_file(const char *path, const struct flame_options *opts,
 		       struct flame_counts *fc, struct flame_stats *stats);
 
+/* a live instance (--stream): fed again and again, finished once */
+struct flame_collect;
+struct tep_handle;
+struct flame_collect *flame_collect_alloc(struct tep_handle *tep, const char *buffer,
+					  const struct flame_options *opts,
+					  struct flame_counts *fc, struct flame_stats *stats);
+int flame_collect_feed(struct flame_collect *c, struct tracefs_instance *instance);
+int flame_collect_finish(struct flame_collect *c);
+void flame_collect_free(struct flame_collect *c);
+
 /* ---- flame-output.c: the output, replaced only when all of it was written ---- */
 
 const char *flame_file_type(unsigned int mode);
@@ -245,6 +255,9 @@ struct flame_args {
 	const char		*pprof_dir;	/* --pprof-dir: a pprof file per period */
 	const char		*endpoint;	/* --otlp-endpoint: an export per period */
 	unsigned long long	period;		/* --period, in nanoseconds */
+	const char		*stream;	/* --stream: a live instance; "/" the top level */
+	unsigned int		queue;		/* --queue: periods waiting to be sent */
+	bool			set_deferred;	/* --deferred: set the option for the run */
 	enum flame_format	format;
 	unsigned int		width;
 	unsigned int		sym_flags;
@@ -421,8 +434,15 @@ struct flame_export {
 };
 
 int flame_export_sample(const struct flame_sample *sample, void *context);
+int flame_export_check(struct flame_export *e);
 int flame_export_flush(struct flame_export *e);
 void flame_export_free(struct flame_export *e);
+
+/* ---- flame-stream.c: a live instance's profile per period (--stream) ---- */
+
+#define FLAME_STREAM_QUEUE	4	/* periods waiting to be sent, by default */
+
+int flame_stream(struct flame_args *a);
 
 /* ---- flame-perf.c: perf-script text, which Perfetto and speedscope import ---- */
 

@@ -277,21 +277,11 @@ static int export_traces(struct flame_args *a)
 		.srcline = a->srcline,
 	};
 	struct flame_counts fc = { 0 };
-	struct stat st = { 0 };
 	char host[256];
 	int ret;
 
-	errno = 0;
-	if (e.dir && (stat(e.dir, &st) || !S_ISDIR(st.st_mode))) {
-		fprintf(stderr, "ustack-flame: --pprof-dir %s: %s\n", e.dir,
-			errno ? strerror(errno) : "not a directory");
+	if (flame_export_check(&e))
 		return -1;
-	}
-	if (e.endpoint && flame_url_parse(e.endpoint, &e.url)) {
-		fprintf(stderr, "ustack-flame: --otlp-endpoint %s: not http://HOST[:PORT][/PATH]\n",
-			e.endpoint);
-		return -1;
-	}
 	if (!e.res.host && !gethostname(host, sizeof(host))) {
 		host[sizeof(host) - 1] = '\0';
 		e.res.host = host;
@@ -381,6 +371,10 @@ int main(int argc, char **argv)
 	/* -F's file is an input too (there are no others then), in the room left for it */
 	if (a.folded)
 		a.inputs[a.nr_inputs] = a.folded;
+	if (a.stream) {
+		ret = flame_stream(&a) ? 1 : 0;
+		goto out;
+	}
 	if (a.pprof_dir || a.endpoint) {
 		ret = export_traces(&a) ? 1 : 0;
 		goto out;

@@ -1,0 +1,183 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# ustack-flame --stream (issue 41's streaming): a live instance with
+# deferred user stacks (the option set by --deferred) read while
+# ustack-sample runs, a profile per 0.5 s period posted to a real OTLP/HTTP
+# receiver on loopback (tests/lib/otlp-receiver.py, decoding each export with
+# python3-protobuf), which is killed mid-run and started again. Every export
+# the receiver took decodes and holds only the sample's known getppid chain;
+# the getppid calls the sample made, the samples the streamer read, and
+# those sent plus those dropped (by the endpoint, or from the full queue)
+# are the same number; the receiver took exactly the ones sent; the ring
+# buffer overran by nothing while the receiver was down (the instance's
+# per-CPU "overrun" and "dropped events", before and after, as the streamer
+# says them) and no stack was lost: the reader kept reading while the
+# sender waited. Then --pprof-dir once, stopped by SIGTERM: its files
+# decode and hold every call.
+# timeout: 1500
+. "$(dirname "$0")/../lib/result.sh"
+. "$(dirname "$0")/../lib/ustack.sh"
+
+FLAME=$USTACK_TOP/build/flamegraph/ustack-flame
+RECV=$USTACK_TOP/tests/lib/otlp-receiver.py
+PROTO=$USTACK_TOP/flamegraph/proto
+NAME="flame-stream"
+I=$T/instances/$NAME
+CALLS=20
+# the sample's getppid stack as the receiver folds it, outermost first
+RE="^ustack-sample;([^;]*;)*main;sample_outer;sample_middle;ustack_lib_enter;ustack_lib_inner;ustack_lib_syscall [0-9]+\$"
+W=/tmp/stream
+pids=
+
+cleanup() {
+	local p
+
+	for p in $pids; do
+		kill -9 "$p" 2> /dev/null
+	done
+	wait 2> /dev/null
+	[ -d $I ] && { echo 0 > $I/events/enable; rmdir $I; }
+}
+trap cleanup EXIT
+
+if [ ! -x "$FLAME" ]; then
+	fail "ustack-flame built" "no $FLAME (make flamegraph)"
+	finish
+fi
+mkdir -p $W
+if ! /usr/bin/python3 -c 'import google.protobuf' 2> /dev/null ||
+   ! protoc -I "$PROTO" --python_out=$W otlp-profiles.proto; then
+	fail "protoc and python3-protobuf" "not there (make deps)"
+	finish
+fi
+rmdir $I 2> /dev/null
+mkdir $I || { fail "instance" "cannot create $I"; finish; }
+tw $I/events/syscalls/sys_enter_getppid/enable 1
+
+# receiver NAME [PORT]: a receiver (pid $recv_pid) on PORT (0: any), its port in $port
+receiver() {
+	rm -f $W/$1.port
+	/usr/bin/python3 "$RECV" $W "${2:-0}" $W/$1.port $W/$1.log &
+	recv_pid=$!
+	pids="$pids $recv_pid"
+	wait_until 120 test -s $W/$1.port || { fail "$1: the receiver starts" "no port"; finish; }
+	port=$(cat $W/$1.port)
+}
+
+# exports LOG...: the number of exports the receivers logged
+exports() { cat "$@" 2> /dev/null | grep -c '^export '; }
+
+# runs N: N runs of ustack-sample, each $CALLS getppid calls
+runs() {
+	local i
+
+	for ((i = 0; i < $1; i++)); do
+		"$SAMPLE" $CALLS > /dev/null || { fail "ustack-sample runs" "exit $?"; finish; }
+		calls=$((calls + CALLS))
+	done
+}
+
+calls=0
+receiver first
+"$FLAME" -v --stream $NAME --deferred -c ustack-sample --period 0.5 --queue 2 \
+	--otlp-endpoint "http://127.0.0.1:$port" 2> $W/stream.err &
+flame=$!
+pids="$pids $flame"
+wait_until 120 grep -q 'reading, a period every' $W/stream.err ||
+	{ fail "the streamer starts" "$(head -c 300 $W/stream.err)"; finish; }
+check "--deferred set the option" test "$(cat $I/options/user_stacktrace_deferred)" = 1
+
+# up: exports come
+runs 3
+wait_until 120 test "$(exports $W/first.log)" -gt 0
+check "the receiver takes exports while up ($(exports $W/first.log))" \
+	test "$(exports $W/first.log)" -gt 0
+
+# down: the exports of these runs are dropped, counted; the reader reads on
+kill -9 $recv_pid
+wait $recv_pid 2> /dev/null
+runs 3
+wait_until 300 grep -q 'dropped after 5 tries' $W/stream.err
+check "with the receiver down, an export is dropped after its retries" \
+	grep -q 'dropped after 5 tries' $W/stream.err
+runs 2
+
+# up again, on the same port
+receiver second "$port"
+runs 3
+wait_until 300 test "$(exports $W/second.log)" -gt 0
+check "the receiver started again takes exports ($(exports $W/second.log))" \
+	test "$(exports $W/second.log)" -gt 0
+runs 1
+kill -INT $flame
+wait_until 300 bash -c "! kill -0 $flame 2> /dev/null"
+wait $flame
+rc=$?
+check "SIGINT stops the streamer, which says its counts (exit $rc: 1 when it dropped)" \
+	test "$rc" = 1 -a -n "$(grep -- '--stream .* events read' $W/stream.err)"
+check "--deferred cleared the option it set" \
+	test "$(cat $I/options/user_stacktrace_deferred)" = 0
+sed 's/^/    /' $W/stream.err
+
+# num SED-REGEX: the number the streamer's summary line has there
+num() { sed -n "/--stream .* events read/s/$1/\\1/p" $W/stream.err; }
+read_n=$(num '.* \([0-9]*\) samples in [0-9]* periods.*')
+periods=$(num '.* samples in \([0-9]*\) periods.*')
+sent=$(num '.*; \([0-9]*\) periods sent.*')
+sent_n=$(num '.* periods sent (\([0-9]*\) samples).*')
+edrop=$(num '.*, \([0-9]*\) dropped by the endpoint.*')
+edrop_n=$(num '.* dropped by the endpoint (\([0-9]*\) samples.*')
+qdrop=$(num '.*, \([0-9]*\) dropped from the full queue.*')
+qdrop_n=$(num '.* dropped from the full queue (\([0-9]*\) samples).*')
+overruns=$(num '.*ring buffer overruns: \([^;]*\);.*')
+echo "    read $read_n in $periods periods; sent $sent ($sent_n), endpoint dropped" \
+	"$edrop ($edrop_n), queue dropped $qdrop ($qdrop_n); overruns $overruns"
+check "the streamer read every getppid call the sample made ($read_n of $calls)" \
+	test "$read_n" = "$calls"
+check "sent + dropped = read ($sent_n + $edrop_n + $qdrop_n = $read_n)" \
+	test "$((sent_n + edrop_n + qdrop_n))" = "$read_n"
+check "something was dropped while the receiver was down ($edrop, $qdrop)" \
+	test "$((edrop + qdrop))" -gt 0
+got=$(cat $W/first.log $W/second.log | awk '$1 == "export" { n += $2 } END { print n + 0 }')
+check "the receivers took exactly what was sent ($got of $sent_n events)" test "$got" = "$sent_n"
+check "the receivers took exactly the exports sent ($(exports $W/first.log $W/second.log))" \
+	test "$(exports $W/first.log $W/second.log)" = "$sent"
+bad=$(cat $W/first.log $W/second.log | grep -v '^export ' | grep -Ev "$RE" | head -n 3)
+check "every stack received is the sample's known chain${bad:+: $bad}" test -z "$bad"
+check "no export was refused by the receiver as undecodable" \
+	bash -c "! grep -q 'bad export' $W/stream.err"
+check "the ring buffer lost nothing while the receiver was down (overruns: $overruns)" \
+	test "$overruns" = 0
+
+# -- --pprof-dir, once, stopped by SIGTERM
+mkdir -p $W/pd
+calls=0
+tw $I/options/user_stacktrace_deferred 1
+"$FLAME" -v --stream $NAME -c ustack-sample --period 0.5 --pprof-dir $W/pd \
+	2> $W/pd.err &
+flame=$!
+pids="$pids $flame"
+wait_until 120 grep -q 'reading, a period every' $W/pd.err ||
+	{ fail "the streamer starts (--pprof-dir)" "$(head -c 300 $W/pd.err)"; finish; }
+runs 2
+kill -TERM $flame
+wait_until 300 bash -c "! kill -0 $flame 2> /dev/null"
+wait $flame
+rc=$?
+check "--pprof-dir: SIGTERM stops it, exit 0" test "$rc" = 0
+sed 's/^/    /' $W/pd.err
+n=0
+bad=
+for f in $W/pd/*; do
+	case $f in
+	*/ustack-[0-9][0-9][0-9][0-9][0-9][0-9].pb.gz) ;;
+	*) bad="$bad $f" ;;
+	esac
+	c=$(gzip -dc "$f" | protoc --decode=perftools.profiles.Profile -I "$PROTO" pprof.proto |
+		grep -c '^  value: 1$') || bad="$bad $f"
+	n=$((n + c))
+done
+check "--pprof-dir: only ustack-NNNNNN.pb.gz files, each decodes${bad:+:$bad}" test -z "$bad"
+check "--pprof-dir: the files hold every call ($n of $calls)" test "$n" = "$calls"
+tw $I/options/user_stacktrace_deferred 0
+finish
