@@ -160,4 +160,7 @@ unsigned int usf_abi_fp(uint8_t abi);
 void usf_row_resolve(const struct usf_section *sec, const struct usf_func *f,
 		     const struct usf_row *r, struct usf_frame *fr);
 
+/* SipHash-2-4 (cache.c): the cache's keyed hash of a file */
+uint64_t usf_siphash24(const uint8_t key[16], const void *buf, size_t size);
+
 #endif /* _USF_LOCAL_H */

@@ -107,6 +107,23 @@ static uint64_t usf_sip_final(struct usf_sip *s)
 	return s->v[0] ^ s->v[1] ^ s->v[2] ^ s->v[3];
 }
 
+/**
+ * usf_siphash24 - SipHash-2-4 of @size bytes at @buf with @key
+ * @key: 16 bytes
+ * @buf: the bytes
+ * @size: how many
+ *
+ * Return: the hash (for the tests: the cache streams it).
+ */
+uint64_t usf_siphash24(const uint8_t key[16], const void *buf, size_t size)
+{
+	struct usf_sip s;
+
+	usf_sip_init(&s, key);
+	usf_sip_update(&s, buf, size);
+	return usf_sip_final(&s);
+}
+
 /* ---- the directory ---- */
 
 /* Is the file open at @fd (fstat() @st) one the cache may trust? */

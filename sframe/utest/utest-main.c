@@ -118,6 +118,7 @@ int main(void)
 	usf_utest_table_register();
 	usf_utest_file_register();
 	usf_utest_trust_register();
+	usf_utest_cache_register();
 	if (CU_get_error() != CUE_SUCCESS) {
 		fprintf(stderr, "usf-utest: registering: %s\n", CU_get_error_msg());
 		return 1;

@@ -27,6 +27,7 @@ void usf_utest_eh_register(void);
 void usf_utest_table_register(void);
 void usf_utest_file_register(void);
 void usf_utest_trust_register(void);
+void usf_utest_cache_register(void);
 
 void ut_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool ut_check(bool ok, const char *file, unsigned int line, const char *fmt, ...)
