@@ -278,20 +278,27 @@ static long usf_serve_tables(const struct usf_serve *sv)
 
 /*
  * Fewer tables than after our last batch: root removed some (remove), or
- * a load of someone else's made room. The files seen are forgotten and
- * every process scanned again: what still runs gets its tables back
- * (from the cache; a table still loaded is EEXIST).
+ * a load of someone else's made room. The files seen are forgotten, so the
+ * processes of this batch get their tables back first; then every process
+ * is scanned again (usf_serve_rescan()). Tables still loaded are EEXIST;
+ * the others come from the cache. Return: true when a rescan is due.
  */
-static void usf_serve_check_removed(struct usf_serve *sv, struct usf_walk *walk)
+static bool usf_serve_check_removed(struct usf_serve *sv, struct usf_walk *walk)
 {
 	long n = usf_serve_tables(sv);
 
 	if (n < 0 || sv->tables < 0 || n >= sv->tables)
-		return;
+		return false;
 	printf("tables removed from the kernel (%ld, were %ld): loading again what runs\n",
 	       n, sv->tables);
 	usf_walk_release(walk);
 	walk->untrusted = walk->unopened = 0;
+	return true;
+}
+
+/* After usf_serve_check_removed(): every process, once this batch's are done */
+static void usf_serve_rescan(struct usf_serve *sv, struct usf_walk *walk)
+{
 	usf_walk_mapped(walk);
 	sv->rescans++;
 }
@@ -301,6 +308,7 @@ static void usf_serve_read(struct usf_serve *sv, struct usf_walk *walk, int fd)
 {
 	static char buf[USF_SERVE_BUF + 1];
 	size_t have = 0, whole;
+	bool rescan;
 	ssize_t n;
 	char *nl;
 
@@ -320,8 +328,10 @@ static void usf_serve_read(struct usf_serve *sv, struct usf_walk *walk, int fd)
 		}
 		whole = nl + 1 - buf;
 		*nl = '\0';
-		usf_serve_check_removed(sv, walk);
+		rescan = usf_serve_check_removed(sv, walk);
 		usf_serve_lines(sv, walk, buf);
+		if (rescan)
+			usf_serve_rescan(sv, walk);
 		sv->tables = usf_serve_tables(sv);
 		memmove(buf, buf + whole, have - whole);
 		have -= whole;

@@ -10,7 +10,11 @@
 # others may write, a symbolic link, another owner, a cut table, one
 # file's table under another's name) are refused, removed and converted
 # again; a cache directory others can enter, or a readable key, is not
-# used; the cache stays under its bound. Root only (map_files, chown).
+# used; the cache stays under its bound. When list's count of tables
+# drops between two batches (root removed tables), the batch's process
+# gets its files back before the rescan of every process (which converts
+# the host's mapped files into the test's cache: a few seconds). Root
+# only (map_files, chown).
 . "$(dirname "$0")/../lib/result.sh"
 
 . "$(dirname "$0")/../lib/sframe-tool.sh"
@@ -138,4 +142,32 @@ check "bounded: $total bytes cached of at most $max, $(counter cache_evicted) ev
 	test "$total" -gt 0 -a "$total" -le $max -a "$(counter cache_evicted)" = 1
 check "the table larger than the bound is loaded, not cached" \
 	grep -q 'libc.so.6: not cached: [0-9]* bytes, more than the cache' "$work/run11"
+
+# tables removed from the kernel (list's count drops between two batches):
+# the batch's process gets its files back first, then every process
+printf '# tables 5 bytes 0 limit 0\n' > "$work/tracefs/user_unwind_tables/list"
+mkfifo "$work/evfifo"
+"$tool" serve --no-scan --status "$work/status" --events "$work/evfifo" --cache "$cache" \
+	> "$work/run12" 2>&1 &
+spid=$!
+exec 3> "$work/evfifo"
+line="           sleep-$pid    [000] .....   20.0: sys_mmap(addr: 0, len: 2000, prot: 5)"
+echo "$line" >&3
+wait_until 30 grep -q "libroot.so: loaded" "$work/run12"
+printf '# tables 0 bytes 0 limit 0\n' > "$work/tracefs/user_unwind_tables/list"
+echo "$line" >&3
+exec 3>&-
+wait $spid
+rc=$?
+check "serve over a FIFO of events: exit $rc ($(tail -n 1 "$work/run12"))" test $rc = 0
+check "it sees the tables removed ($(grep -m 1 '^tables removed' "$work/run12"))" \
+	grep -q '^tables removed from the kernel (0, were 5): loading again what runs' "$work/run12"
+after=$(sed -n '/^tables removed/,$p' "$work/run12")
+first_other=$(echo "$after" | grep -n ': loaded (mapped by pid ' | grep -v "(mapped by pid $pid)" |
+	head -n 1 | cut -d: -f1)
+again=$(echo "$after" | grep -n "libroot.so: loaded (mapped by pid $pid)" | head -n 1 | cut -d: -f1)
+check "the event's process gets its files back (line ${again:-none}) before any other process's (line ${first_other:-none})" \
+	test -n "$again" -a "${first_other:-99999}" -gt "${again:-0}"
+check "then every process is scanned again: rescans $(counter rescans) ($(counter converted) conversions, the host's other files)" \
+	test "$(counter rescans)" = 1
 finish
