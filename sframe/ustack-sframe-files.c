@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -61,23 +62,37 @@ static int usf_file_id_cmp(const struct usf_file_id *a, const struct usf_file_id
 	return 0;
 }
 
-/* Has the file of @st been seen? If not, it is now. */
-static bool usf_walk_seen(struct usf_walk *walk, const struct stat *st)
+/* Where @id is in the files seen, or would be: true when there */
+static bool usf_walk_find(const struct usf_walk *walk, const struct usf_file_id *id,
+			  size_t *pos)
 {
-	struct usf_file_id id = { st->st_dev, st->st_ino };
 	size_t lo = 0, hi = walk->nr_seen, mid;
 	int c;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		c = usf_file_id_cmp(&id, &walk->seen[mid]);
-		if (!c)
+		c = usf_file_id_cmp(id, &walk->seen[mid]);
+		if (!c) {
+			*pos = mid;
 			return true;
+		}
 		if (c < 0)
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
+	*pos = lo;
+	return false;
+}
+
+/* Has the file of @st been seen? If not, it is now. */
+static bool usf_walk_seen(struct usf_walk *walk, const struct stat *st)
+{
+	struct usf_file_id id = { st->st_dev, st->st_ino };
+	size_t lo;
+
+	if (usf_walk_find(walk, &id, &lo))
+		return true;
 	if (walk->nr_seen == walk->alloc_seen) {
 		walk->alloc_seen = walk->alloc_seen ? 2 * walk->alloc_seen : 256;
 		walk->seen = realloc(walk->seen, walk->alloc_seen * sizeof(*walk->seen));
@@ -231,22 +246,28 @@ void usf_walk_system(struct usf_walk *walk)
 }
 
 /*
- * The range ("START-END", as in /proc/PID/map_files/) and the path of an
- * executable file mapping of a /proc/PID/maps line; false for another line
+ * The range ("START-END", as in /proc/PID/map_files/), the file (device and
+ * inode, as maps shows them) and the path of an executable file mapping of
+ * a /proc/PID/maps line; false for another line
  */
-static bool usf_maps_exec(char *line, char **range, char **path)
+static bool usf_maps_exec(char *line, char **range, struct usf_file_id *id, char **path)
 {
+	unsigned int major, minor;
+	unsigned long long ino;
 	char perms[8];
 	int n = 0, end = 0;
 
 	/* address perms offset dev inode path */
-	if (sscanf(line, "%*[0-9a-f]-%*[0-9a-f]%n %7s %*s %*s %*s %n", &end, perms, &n) != 1 ||
+	if (sscanf(line, "%*[0-9a-f]-%*[0-9a-f]%n %7s %*s %x:%x %llu %n", &end, perms, &major,
+		   &minor, &ino, &n) != 4 ||
 	    !n || !end || strlen(perms) < 3 || perms[2] != 'x' || line[n] != '/')
 		return false;
 	line[end] = '\0';
 	*range = line;
 	*path = line + n;
 	(*path)[strcspn(*path, "\n")] = '\0';
+	id->dev = makedev(major, minor);
+	id->ino = ino;
 	return true;
 }
 
@@ -294,7 +315,9 @@ static void usf_walk_mapping(struct usf_walk *walk, int pid, const char *range, 
 int usf_walk_pid(struct usf_walk *walk, int pid)
 {
 	char maps[64], line[PATH_MAX + 256], *range, *path;
+	struct usf_file_id id;
 	bool whole = true;
+	size_t pos;
 	FILE *f;
 
 	snprintf(maps, sizeof(maps), "/proc/%d/maps", pid);
@@ -306,7 +329,16 @@ int usf_walk_pid(struct usf_walk *walk, int pid)
 		bool start = whole;
 
 		whole = strchr(line, '\n') != NULL;
-		if (start && usf_maps_exec(line, &range, &path))
+		if (!start || !usf_maps_exec(line, &range, &id, &path))
+			continue;
+		/*
+		 * A file seen, by the device and inode maps shows: not opened
+		 * again. Where maps and fstat() differ (btrfs subvolumes), the
+		 * file is opened and found seen by fstat().
+		 */
+		if (usf_walk_find(walk, &id, &pos))
+			walk->known++;
+		else
 			usf_walk_mapping(walk, pid, range, path);
 	}
 	fclose(f);

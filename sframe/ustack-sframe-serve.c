@@ -177,10 +177,10 @@ static void usf_serve_status(const struct usf_serve *sv, const struct usf_walk *
 	f = fopen(tmp, "we");
 	if (!f)
 		return;
-	fprintf(f, "pid %d\nevents %lu\nscans %lu\nfiles %zu\nuntrusted %u\nunopened %u\n"
+	fprintf(f, "pid %d\nevents %lu\nscans %lu\nfiles %zu\nknown %lu\nuntrusted %u\nunopened %u\n"
 		"loaded %lu\nloaded_bytes %llu\nalready %lu\nno_table %lu\nrefused %lu\n"
 		"converted %lu\nconvert_cpu_s %.3f\nrescans %lu\n", (int)getpid(), sv->events, sv->scans,
-		walk->nr_seen, walk->untrusted, walk->unopened, sv->loaded,
+		walk->nr_seen, walk->known, walk->untrusted, walk->unopened, sv->loaded,
 		(unsigned long long)sv->loaded_bytes, sv->already, sv->no_table, sv->refused,
 		sv->converted, sv->convert_s, sv->rescans);
 	if (cs)

@@ -58,6 +58,7 @@ struct usf_walk {
 	bool			stop;		/* set by @fn: give no more */
 	unsigned int		untrusted;	/* files skipped: not trusted */
 	unsigned int		unopened;	/* mappings that could not be opened */
+	unsigned long		known;		/* mappings of files seen, not opened */
 	struct usf_file_id	*seen;		/* files given or skipped, sorted */
 	size_t			nr_seen;
 	size_t			alloc_seen;

@@ -13,8 +13,9 @@
 # used; the cache stays under its bound. When list's count of tables
 # drops between two batches (root removed tables), the batch's process
 # gets its files back before the rescan of every process (which converts
-# the host's mapped files into the test's cache: a few seconds). Root
-# only (map_files, chown).
+# the host's mapped files into the test's cache: a few seconds). A process
+# scanned again opens no file seen (maps' device and inode). Root only
+# (map_files, chown).
 . "$(dirname "$0")/../lib/result.sh"
 
 . "$(dirname "$0")/../lib/sframe-tool.sh"
@@ -170,4 +171,21 @@ check "the event's process gets its files back (line ${again:-none}) before any 
 	test -n "$again" -a "${first_other:-99999}" -gt "${again:-0}"
 check "then every process is scanned again: rescans $(counter rescans) ($(counter converted) conversions, the host's other files)" \
 	test "$(counter rescans)" = 1
+
+# a process scanned again: its files seen are known by maps' device and
+# inode, not opened again
+rm -f "$work/evfifo"
+mkfifo "$work/evfifo"
+"$tool" serve --no-scan --status "$work/status" --events "$work/evfifo" --cache "$cache" \
+	> "$work/run13" 2>&1 &
+spid=$!
+exec 3> "$work/evfifo"
+echo "$line" >&3
+wait_until 30 grep -q "libroot.so: loaded" "$work/run13"
+echo "$line" >&3
+exec 3>&-
+wait $spid
+nx=$(awk '$2 ~ /x/ && $6 ~ /^\//' "/proc/$pid/maps" | wc -l)
+check "a second scan of the process opens none of its $nx executable mappings again (known $(counter known), scans $(counter scans))" \
+	test "$(counter scans)" = 2 -a "$(counter known)" = "$nx"
 finish
