@@ -49,6 +49,7 @@ struct flame_stream {
 	struct flame_profile	prof;		/* the period being read */
 	struct ustack_symbolizer *sym;		/* the reader's */
 	bool			srcline;
+	bool			verbose;	/* say each period queued */
 	unsigned long long	periods;	/* handed to the queue */
 	unsigned long long	samples;	/* in those */
 };
@@ -72,18 +73,20 @@ static unsigned long long flame_now_ns(void)
 /* The period's profile to the queue; the oldest one dropped when it is full. */
 static void flame_stream_queue(struct flame_stream *s)
 {
+	size_t samples = s->prof.nr_samples, dropped = 0;
 	struct flame_queue *q = &s->queue;
 	struct flame_profile *old;
 
-	if (!s->prof.nr_samples)
+	if (!samples)
 		return;
 	s->periods++;
-	s->samples += s->prof.nr_samples;
+	s->samples += samples;
 	pthread_mutex_lock(&q->lock);
 	if (q->nr == q->size) {
 		old = &q->slots[q->head];
+		dropped = old->nr_samples;
 		q->dropped++;
-		q->dropped_events += old->nr_samples;
+		q->dropped_events += dropped;
 		flame_profile_free(old);
 		q->head = (q->head + 1) % q->size;
 		q->nr--;
@@ -92,6 +95,12 @@ static void flame_stream_queue(struct flame_stream *s)
 	q->nr++;
 	pthread_cond_signal(&q->cond);
 	pthread_mutex_unlock(&q->lock);
+	if (dropped)
+		fprintf(stderr, "ustack-flame: --stream: a period of %zu samples dropped: the "
+			"queue is full (--queue %zu)\n", dropped, q->size);
+	if (s->verbose)
+		fprintf(stderr, "ustack-flame: --stream: period %llu queued (%zu samples)\n",
+			s->periods, samples);
 	memset(&s->prof, 0, sizeof(s->prof));
 	s->prof.sym = s->sym;
 	s->prof.srcline = s->srcline;
@@ -326,6 +335,7 @@ int flame_stream(struct flame_args *a)
 	a->opts.sample_context = &s;
 	s.sym = a->opts.sym;
 	s.srcline = a->srcline;
+	s.verbose = a->verbose;
 	s.prof.sym = s.sym;
 	s.prof.srcline = s.srcline;
 	c = flame_collect_alloc(tep, strcmp(a->stream, "/") ? a->stream : "", &a->opts, &fc,

@@ -12,8 +12,13 @@
 # buffer overran by nothing while the receiver was down (the instance's
 # per-CPU "overrun" and "dropped events", before and after, as the streamer
 # says them) and no stack was lost: the reader kept reading while the
-# sender waited. Then --pprof-dir once, stopped by SIGTERM: its files
-# decode and hold every call.
+# sender waited. A receiver that accepts and never answers holds the
+# sender (5 s a try) with --queue 1: every period is sent or dropped,
+# counted, and the ring buffer does not overrun; whether one is dropped from
+# the full queue depends on how fast the guest runs the sample (under TCG
+# the sender's 25 s were over before the third period: said, not asserted).
+# Then --pprof-dir once, stopped by SIGTERM: its files decode and hold every
+# call.
 # timeout: 1500
 . "$(dirname "$0")/../lib/result.sh"
 . "$(dirname "$0")/../lib/ustack.sh"
@@ -119,17 +124,22 @@ check "--deferred cleared the option it set" \
 	test "$(cat $I/options/user_stacktrace_deferred)" = 0
 sed 's/^/    /' $W/stream.err
 
-# num SED-REGEX: the number the streamer's summary line has there
-num() { sed -n "/--stream .* events read/s/$1/\\1/p" $W/stream.err; }
-read_n=$(num '.* \([0-9]*\) samples in [0-9]* periods.*')
-periods=$(num '.* samples in \([0-9]*\) periods.*')
-sent=$(num '.*; \([0-9]*\) periods sent.*')
-sent_n=$(num '.* periods sent (\([0-9]*\) samples).*')
-edrop=$(num '.*, \([0-9]*\) dropped by the endpoint.*')
-edrop_n=$(num '.* dropped by the endpoint (\([0-9]*\) samples.*')
-qdrop=$(num '.*, \([0-9]*\) dropped from the full queue.*')
-qdrop_n=$(num '.* dropped from the full queue (\([0-9]*\) samples).*')
-overruns=$(num '.*ring buffer overruns: \([^;]*\);.*')
+# counts FILE: the numbers of the streamer's summary line in FILE
+counts() {
+	local f=$1
+
+	num() { sed -n "/--stream .* events read/s/$1/\\1/p" "$f"; }
+	read_n=$(num '.* \([0-9]*\) samples in [0-9]* periods.*')
+	periods=$(num '.* samples in \([0-9]*\) periods.*')
+	sent=$(num '.*; \([0-9]*\) periods sent.*')
+	sent_n=$(num '.* periods sent (\([0-9]*\) samples).*')
+	edrop=$(num '.*, \([0-9]*\) dropped by the endpoint.*')
+	edrop_n=$(num '.* dropped by the endpoint (\([0-9]*\) samples.*')
+	qdrop=$(num '.*, \([0-9]*\) dropped from the full queue.*')
+	qdrop_n=$(num '.* dropped from the full queue (\([0-9]*\) samples).*')
+	overruns=$(num '.*ring buffer overruns: \([^;]*\);.*')
+}
+counts $W/stream.err
 echo "    read $read_n in $periods periods; sent $sent ($sent_n), endpoint dropped" \
 	"$edrop ($edrop_n), queue dropped $qdrop ($qdrop_n); overruns $overruns"
 check "the streamer read every getppid call the sample made ($read_n of $calls)" \
@@ -147,6 +157,51 @@ check "every stack received is the sample's known chain${bad:+: $bad}" test -z "
 check "no export was refused by the receiver as undecodable" \
 	bash -c "! grep -q 'bad export' $W/stream.err"
 check "the ring buffer lost nothing while the receiver was down (overruns: $overruns)" \
+	test "$overruns" = 0
+
+# -- a receiver that never answers (it listens, accepts nothing), --queue 1:
+# the sender waits on its first post (5 s a try, 5 tries), the reader reads
+# on; a third period queued while it waits drops the second, counted
+/usr/bin/python3 -c '
+import os, socket, sys, time
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(64)
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write("%d\n" % s.getsockname()[1])
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+time.sleep(3600)' $W/hole.port &
+hole=$!
+pids="$pids $hole"
+wait_until 120 test -s $W/hole.port || { fail "a silent receiver starts" "no port"; finish; }
+calls=0
+"$FLAME" -v --stream $NAME --deferred -c ustack-sample --period 0.2 --queue 1 \
+	--otlp-endpoint "http://127.0.0.1:$(cat $W/hole.port)" 2> $W/queue.err &
+flame=$!
+pids="$pids $flame"
+wait_until 120 grep -q 'reading, a period every' $W/queue.err ||
+	{ fail "the streamer starts (--queue 1)" "$(head -c 300 $W/queue.err)"; finish; }
+queued() { grep -c 'period [0-9]* queued' $W/queue.err; }
+for i in 1 2 3; do
+	runs 1
+	wait_until 300 test "$(queued)" -ge $i
+done
+# gone: the post waiting fails, and the rest are refused
+kill -9 $hole
+runs 1
+kill -INT $flame
+wait_until 300 bash -c "! kill -0 $flame 2> /dev/null"
+wait $flame
+rc=$?
+sed 's/^/    /' $W/queue.err
+counts $W/queue.err
+check "--queue 1: stopped, exit 1 (dropped)" test "$rc" = 1
+check "--queue 1: every call read ($read_n of $calls)" test "$read_n" = "$calls"
+check "--queue 1: sent + dropped = read ($sent_n + $edrop_n + $qdrop_n = $read_n)" \
+	test "$((sent_n + edrop_n + qdrop_n))" = "$read_n"
+check "--queue 1: none sent ($sent)" test "$sent" = 0
+echo "    --queue 1: $qdrop periods dropped from the full queue, $edrop by the endpoint"
+check "--queue 1: the ring buffer lost nothing while the sender waited ($overruns)" \
 	test "$overruns" = 0
 
 # -- --pprof-dir, once, stopped by SIGTERM
