@@ -83,7 +83,8 @@ expect_trace_cmd_plugin_ustack="/usr/lib/$ma/traceevent/plugins/plugin_ustack.so
 /usr/share/man/man7/plugin_ustack.7.gz"
 expect_kernelshark_plugin_ustack="/usr/lib/$ma/kernelshark/plugins/plugin-ustack.so
 /usr/share/man/man7/kernelshark-plugin-ustack.7.gz"
-expect_ustack_tools="/usr/bin/ustack-flame
+expect_ustack_tools="/lib/systemd/system/ustack-sframe-serve.service
+/usr/bin/ustack-flame
 /usr/bin/ustack-sframe
 /usr/bin/ustack-stitch
 /usr/share/bash-completion/completions/ustack-flame
