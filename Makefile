@@ -424,6 +424,14 @@ sframe-fuzz-kernel: progs
 		SFRAME_FUZZ_N=$(SFRAME_FUZZ_N) SFRAME_FUZZ_CHUNK=$(SFRAME_FUZZ_CHUNK) \
 		SFRAME_FUZZ_SEED=$(SFRAME_FUZZ_SEED) bash tests/guest/sframe-fuzz.sh
 
+# ustack-flame --stream against an OTLP receiver on loopback, killed and
+# restarted, and a receiver that never answers (tests/long/flame-stream.sh):
+# about ten minutes of the guest's waits (periods, retries), so not a test
+# of make check.
+.PHONY: check-stream
+check-stream: kernel progs flamegraph
+	$(Q)scripts/guest-run.sh --timeout 1500 -- bash tests/long/flame-stream.sh
+
 # Benchmarks: ring-buffer bytes and time per call with and without user
 # stacks, measured side by side in one guest (scripts/bench.sh).
 bench: deps
