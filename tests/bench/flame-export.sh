@@ -12,7 +12,9 @@
 # symbols from the fixture's debug files) repeated FLAME_BENCH_REPEAT times
 # (default 200000: a million events) by tests/fixtures/make-buffers-fixture.py.
 # There is no goal: the rows say what the formats cost. A ratio that
-# spreads more than its effect (or more than 0.02) is said to be noise.
+# spreads more than its effect (or more than 0.02) is said to be noise
+# ("  NOISE: ..."), which fails nothing: the script exits non-zero only
+# when it could not measure.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/bench/host-measure.sh"
@@ -44,7 +46,6 @@ for round in $(seq "$ROUNDS"); do
 		echo "$round $format $m" >> "$dir/rows"
 	done
 done
-status=0
 echo "ustack-flame: $EVENTS events, $ROUNDS rounds, CPU time (user + system):"
 printf '  %-7s %10s %12s %8s %9s %10s\n' format cpu-ms "s/M events" "x folded" spread peak-MiB
 while read -r mode cpu ratio q1 q3 rss; do
@@ -54,9 +55,8 @@ while read -r mode cpu ratio q1 q3 rss; do
 		"$(awk -v k="$rss" 'BEGIN { print k / 1024 }')"
 	if [ "$mode" != folded ] && hm_noisy "$ratio" "$q1" "$q3"; then
 		hm_say_noise "$mode" "$ratio" "$q1" "$q3"
-		status=1
 	fi
 done < <(hm_rows "$dir/rows")
 echo "  output: $(for f in folded pprof otlp; do printf '%s %s bytes  ' "$f" \
 	"$(stat -c %s "$dir/out.$f")"; done)"
-exit $status
+exit 0

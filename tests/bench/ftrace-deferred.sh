@@ -28,8 +28,9 @@
 # effect is its cost over "none" in the same round (the modes of a round
 # run one after the other, so what slows a whole round cancels), and its
 # median; when the spread of those per-round effects is larger than their
-# median, the row is reported and the script exits 1: its figures are
-# noise. The rows go to $USTACK_RES/ftrace-NAME.csv, every round's figures
+# median, the row is named on a line "  NOISE: ROW: ..." (its figures are
+# noise, not a failure: the script still exits 0, as make bench does; it
+# exits non-zero only when it could not measure). The rows go to $USTACK_RES/ftrace-NAME.csv, every round's figures
 # to $USTACK_RES/ftrace-NAME-rounds.csv.
 . "$(dirname "$0")/../lib/result.sh"
 . "$(dirname "$0")/../lib/ustack.sh"
@@ -270,4 +271,5 @@ if [ -x "$SF_BENCH" ] && [ -x "$EH_BENCH" ] && [ -d $T/user_unwind_tables ]; the
 	done
 fi
 echo > $T/kprobe_events
-[ $noisy = 0 ] || { echo "ftrace-deferred: rows whose spread exceeds their effect (above): not figures" >&2; exit 1; }
+[ $noisy = 0 ] || echo "ftrace-deferred: rows whose spread exceeds their effect (NOISE, above): not figures" >&2
+exit 0

@@ -18,8 +18,9 @@
 # instructions (valgrind: about 40 times as long), by
 # tests/fixtures/make-buffers-fixture.py, version 6. The goal is at most
 # 1.3x the instructions of the load without the plugin. A CPU-time ratio
-# that spreads more than its effect (or more than 0.02) is noise: the
-# script then exits 1.
+# that spreads more than its effect (or more than 0.02) is noise, named on a
+# line "  NOISE: ..."; the script exits 0 still (non-zero: it could not
+# measure; a missed goal is its "goal: ...: MISSED" line, make bench judges it).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/bench/host-measure.sh"
@@ -129,5 +130,5 @@ awk -v r="$(insn_ratio 1 "$entries")" -v n="$entries" 'BEGIN {
 	printf "goal: KernelShark load of %d records, instructions with the plugin against without (at most 1.30x): %s, %.3fx\n",
 		n, (r > 0 && r <= 1.3) ? "met" : "MISSED", r
 }'
-[ $noisy = 0 ] || { echo "kshark bench: rows whose spread exceeds their effect (above): not figures" >&2; exit 1; }
+[ $noisy = 0 ] || echo "kshark bench: rows whose spread exceeds their effect (NOISE, above): not figures" >&2
 exit 0

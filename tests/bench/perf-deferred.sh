@@ -18,7 +18,8 @@
 # make bench runs it under instruction counting (1 ns = 1 instruction).
 # Every row prints the spread of its ns/call (q3 - q1; max - min for 3
 # rounds); a mode whose per-round cost over "none" spreads more than its
-# median is reported as noise, and the script exits 1.
+# median is reported as noise ("  NOISE: ..."), and the script exits 0 still
+# (non-zero only when it could not measure).
 . "$(dirname "$0")/../lib/result.sh"
 . "$(dirname "$0")/../lib/ustack.sh"
 
@@ -101,4 +102,5 @@ for wl in ${BENCH_PERF_WORKLOADS:-cpu-clock deep-clock syscalls}; do
 			tf - t0, td - t0, tx - t0 }'
 done
 cd / && rm -rf "$dir"
-[ $noisy = 0 ] || { echo "perf bench: rows whose spread exceeds their effect (above): not figures" >&2; exit 1; }
+[ $noisy = 0 ] || echo "perf bench: rows whose spread exceeds their effect (NOISE, above): not figures" >&2
+exit 0

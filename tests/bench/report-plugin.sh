@@ -27,7 +27,8 @@
 # measured on REPORT_BENCH_CALLS calls (default 250000) and twice that, in
 # REPORT_BENCH_RUNS rounds (default 5; 7 for the trace without stacks), and
 # a row whose ratio spreads more than its effect (or more than 0.02) is
-# reported as noise, and the script exits 1. With BENCH_OUT set, the rows
+# reported as noise ("  NOISE: ..."), and the script exits 0 still: it exits
+# non-zero only when it could not measure. With BENCH_OUT set, the rows
 # also go to BENCH_OUT/report.csv.
 #
 # Each goal gets a line "goal: WHAT (at most R): met|MISSED, RATIO": the
@@ -211,7 +212,7 @@ nostacks() {
 }
 nostacks || { echo "the trace without stacks could not be measured" >&2; exit 1; }
 if [ "${1:-}" = nostacks ]; then
-	[ $noisy = 0 ] || { echo "report bench: rows whose spread exceeds their effect (above): not figures" >&2; exit 1; }
+	[ $noisy = 0 ] || echo "report bench: rows whose spread exceeds their effect (NOISE, above): not figures" >&2
 	exit 0
 fi
 
@@ -253,5 +254,5 @@ slack=$((a1 / 10 > 4096 ? a1 / 10 : 4096))
 ok=met
 [ "$a2" -le $((a1 + slack)) ] || ok=MISSED
 echo "goal: the plugin's added memory does not grow with the trace: $ok, +$a1 KB, then +$a2 KB"
-[ $noisy = 0 ] || { echo "report bench: rows whose spread exceeds their effect (above): not figures" >&2; exit 1; }
+[ $noisy = 0 ] || echo "report bench: rows whose spread exceeds their effect (NOISE, above): not figures" >&2
 exit 0
