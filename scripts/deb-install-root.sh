@@ -9,8 +9,9 @@
 # bash completes the two tools, a program builds against
 # libtracefs-ext-dev with pkg-config and runs, and stock kernelshark
 # -p ustack shows the plugin's trace under Xvfb (a screenshot in
-# build/tests/deb-install/). Then dpkg --purge leaves no file of ours
-# (every path dpkg -L listed is gone, the library is out of ld.so's cache).
+# build/tests/deb-install/); ustack-tools enabled the tables service's
+# unit. Then dpkg --purge leaves no file of ours (every path dpkg -L listed
+# is gone, the library is out of ld.so's cache, the unit no longer enabled).
 # Recording needs the patched kernel: the guest's tests do that. Not built:
 # SKIP, FAIL under make check, which builds them first (as deb-packages.sh).
 . "$(dirname "$0")/../tests/lib/result.sh"
@@ -64,11 +65,19 @@ unset TRACEEVENT_PLUGIN_DIR LD_LIBRARY_PATH
 # man-db's trigger would index every page of the host: not what is tested
 rm -f /var/lib/man-db/auto-update
 
+unit=ustack-sframe-serve.service
+wants=/etc/systemd/system/multi-user.target.wants/$unit
+check "before the install, $unit is not enabled here" sh -c "! [ -L $wants ]"
 dpkg -i /tmp/pkgs/*.deb >/tmp/dpkg-i.log 2>&1
 check "dpkg -i of the five packages" sh -c "grep -v \"^dpkg: warning\" /tmp/dpkg-i.log >&2; dpkg -s ustack-tools | grep -qx \"Status: install ok installed\""
 cp /tmp/dpkg-i.log /tmp/shots/
 dpkg -L libtracefs-ext1 libtracefs-ext-dev trace-cmd-plugin-ustack kernelshark-plugin-ustack \
 	ustack-tools | sort -u >/tmp/listed
+# the tables service's unit, enabled by ustack-tools' postinst: no systemd
+# runs in the chroot, so deb-systemd-helper made the link systemd reads at boot
+check "$unit enabled at install ($wants -> $(readlink $wants))" \
+	test "$(readlink $wants)" = /lib/systemd/system/$unit
+check "systemctl is-enabled $unit: enabled" sh -c "[ \"\$(systemctl is-enabled $unit)\" = enabled ]"
 check "ldconfig knows libtracefs-ext.so.1" sh -c 'ldconfig -p | grep -q "libtracefs-ext.so.1 .*x86_64-linux-gnu"'
 
 for f in "$fx"/*.debug; do
@@ -142,12 +151,18 @@ check "dpkg --purge of the five packages" dpkg --purge ustack-tools kernelshark-
 left=
 while IFS= read -r f; do
 	[ -d "$f" ] && [ ! -L "$f" ] && continue	# directories others share
+	# merged /usr's links, made with the root (dpkg -L lists /lib since
+	# the unit is in /lib/systemd/system)
+	case $f in /bin | /lib | /lib64 | /sbin) continue ;; esac
 	[ -e "$f" ] || [ -L "$f" ] && left="$left $f"
 done </tmp/listed
 check "no file the packages installed is left${left:+ (left:$left)}" test -z "$left"
 for d in /usr/lib/x86_64-linux-gnu/traceevent/plugins /usr/lib/x86_64-linux-gnu/kernelshark/plugins; do
 	check "$d holds nothing of ours" sh -c "! ls $d | grep -q ustack"
 done
+check "$unit no longer enabled: no link in multi-user.target.wants, no deb-systemd-helper state" \
+	sh -c "! [ -e $wants ] && ! [ -L $wants ] &&
+	       ! find /var/lib/systemd/deb-systemd-helper-enabled -name '$unit*' 2>/dev/null | grep -q ."
 check "ldconfig no longer knows libtracefs-ext" sh -c '! ldconfig -p | grep -q libtracefs-ext'
 check "dpkg no longer knows the packages" sh -c \
 	'! dpkg-query -W -f="\${Status}\n" libtracefs-ext1 libtracefs-ext-dev trace-cmd-plugin-ustack \

@@ -10,7 +10,8 @@
 # trace-cmd report with each getppid's symbolized chain and no setting,
 # ustack-flame -f html, ustack-stitch, and stock kernelshark -p ustack on
 # the trace under Xvfb, the plugin loaded from KernelShark's directory and
-# drawing it; then dpkg --purge leaves no file of ours.
+# drawing it; ustack-tools enabled the tables service's unit; then dpkg --purge
+# leaves no file of ours and the unit no longer enabled.
 # timeout: 1200
 . "$(dirname "$0")/../lib/result.sh"
 . "$(dirname "$0")/../lib/ustack.sh"
@@ -66,11 +67,19 @@ cat >"$R/tmp/inside.sh" <<'EOS'
 cd /tmp/work || exit 1
 rm -f /var/lib/man-db/auto-update	# no index of every page of the host
 
+unit=ustack-sframe-serve.service
+wants=/etc/systemd/system/multi-user.target.wants/$unit
+check "before the install, $unit is not enabled here" sh -c "! [ -L $wants ]"
 dpkg -i /tmp/pkgs/*.deb >/tmp/dpkg-i.log 2>&1
 check "dpkg -i of the five packages" sh -c \
 	'dpkg -s ustack-tools | grep -qx "Status: install ok installed" || { tail -n 5 /tmp/dpkg-i.log; exit 1; }'
 dpkg -L libtracefs-ext1 libtracefs-ext-dev trace-cmd-plugin-ustack kernelshark-plugin-ustack \
 	ustack-tools | sort -u >/tmp/listed
+# the tables service's unit, enabled by ustack-tools' postinst: no systemd
+# runs here, so deb-systemd-helper made the link systemd reads at boot
+check "$unit enabled at install ($wants -> $(readlink $wants))" \
+	test "$(readlink $wants)" = /lib/systemd/system/$unit
+check "systemctl is-enabled $unit: enabled" sh -c "[ \"\$(systemctl is-enabled $unit)\" = enabled ]"
 
 # the README's commands (./prog: ustack-sample, 5 getppid calls)
 trace-cmd record -O user_stacktrace_deferred -e raw_syscalls -F ./ustack-sample 5 \
@@ -124,6 +133,9 @@ while IFS= read -r f; do
 	{ [ -e "$f" ] || [ -L "$f" ]; } && left="$left $f"
 done </tmp/listed
 check "no file the packages installed is left${left:+ (left:$left)}" test -z "$left"
+dsh=/var/lib/systemd/deb-systemd-helper-enabled
+check "$unit no longer enabled: no link in multi-user.target.wants, no deb-systemd-helper state" \
+	sh -c "! [ -e $wants ] && ! [ -L $wants ] && ! find $dsh -name '$unit*' 2>/dev/null | grep -q ."
 check "ldconfig no longer knows libtracefs-ext" sh -c '! ldconfig -p | grep -q libtracefs-ext'
 trace-cmd report >report2.txt 2>&1
 check "trace-cmd report after the purge: no stacks" test "$(grep -c '^ => ' report2.txt)" = 0

@@ -162,6 +162,61 @@ for c in ustack-flame ustack-sframe ustack-stitch; do
 done
 unset LD_LIBRARY_PATH
 
+# -- the tables service's unit: ustack-tools' maintainer scripts (made by
+# dh_installsystemd) enable it at install, stop it at removal and forget it
+# at purge. What they say, then what they do: run as dpkg runs them, on the
+# scratch root (DPKG_ROOT, which deb-systemd-helper honours), with
+# systemctl and deb-systemd-invoke replaced by stubs that only log, so that
+# a host running systemd is left alone.
+unit=ustack-sframe-serve.service
+mkdir -p "$work/tools-ctl"
+dpkg-deb -e "$deb_ustack_tools" "$work/tools-ctl"
+ctl=$work/tools-ctl
+check "postinst enables $unit at configure (deb-systemd-helper enable)" \
+	grep -qx "[[:space:]]*deb-systemd-helper enable '$unit' >/dev/null || true" "$ctl/postinst"
+check "postinst starts it where systemd runs, restarts it on upgrade" \
+	sh -c "grep -q '^[[:space:]]*if \[ -d /run/systemd/system \]' '$ctl/postinst' &&
+	       grep -qx \"[[:space:]]*deb-systemd-invoke \\\$_dh_action '$unit' >/dev/null || true\" '$ctl/postinst'"
+check "prerm stops it at removal" \
+	grep -qx "[[:space:]]*deb-systemd-invoke stop '$unit' >/dev/null || true" "$ctl/prerm"
+check "postrm forgets it at purge (deb-systemd-helper purge)" \
+	grep -qx "[[:space:]]*deb-systemd-helper purge '$unit' >/dev/null || true" "$ctl/postrm"
+check "the unit is wanted by multi-user.target (what enabling links it to)" \
+	grep -qx 'WantedBy=multi-user.target' "$root/lib/systemd/system/$unit"
+if command -v deb-systemd-helper >/dev/null; then
+	mkdir -p "$work/stubs"
+	real_systemctl=$(command -v systemctl)
+	cat >"$work/stubs/systemctl" <<EOF
+#!/bin/sh
+# systemctl on the scratch root (--root=) only; anything else is logged
+for a; do case \$a in --root=$root) exec ${real_systemctl:-false} "\$@" ;; esac; done
+echo "systemctl \$*" >>"$work/stubs.log"
+EOF
+	printf '#!/bin/sh\necho "deb-systemd-invoke $*" >>"%s"\n' "$work/stubs.log" \
+		>"$work/stubs/deb-systemd-invoke"
+	chmod +x "$work/stubs/systemctl" "$work/stubs/deb-systemd-invoke"
+	maint() {	# maint SCRIPT ARGS...: ustack-tools' SCRIPT as dpkg runs it
+		local s=$1
+		shift
+		env PATH="$work/stubs:$PATH" DPKG_ROOT="$root" DPKG_MAINTSCRIPT_PACKAGE=ustack-tools \
+			DPKG_MAINTSCRIPT_NAME="$s" sh -e "$ctl/$s" "$@" >>"$work/maint.log" 2>&1
+	}
+	wants=$root/etc/systemd/system/multi-user.target.wants/$unit
+	maint postinst configure
+	check "postinst configure: $unit enabled (etc/systemd/system/multi-user.target.wants/$unit -> /lib/systemd/system/$unit)" \
+		sh -c "[ \"\$(readlink '$wants')\" = /lib/systemd/system/$unit ] ||
+		       { cat '$work/maint.log'; exit 1; }"
+	maint prerm remove && maint postrm remove
+	check "prerm and postrm remove: the link stays until the purge, as for any enabled unit" \
+		test -L "$wants"
+	maint postrm purge
+	left=$(cd "$root" && find etc var -path '*systemd*' ! -type d 2>/dev/null | tr '\n' ' ')
+	check "postrm purge: no link and no deb-systemd-helper state left${left:+ (left: $left)}" \
+		test -z "$left"
+else
+	skip "ustack-tools' maintainer scripts run" "no deb-systemd-helper (init-system-helpers)"
+fi
+
 # -- bash completion from the package
 if [ -r /usr/share/bash-completion/bash_completion ]; then
 	comp() {	# comp COMMAND WORDS...: what completing the last word offers
