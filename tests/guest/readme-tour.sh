@@ -8,7 +8,10 @@
 # then spins, so that perf's samples land in it). Then each one's result is checked: the trace
 # has stacks, trace-cmd report prints the sample's symbolized chain,
 # KernelShark starts with the plugin and stays up (under Xvfb), perf
-# report shows the deferred user frames, the flame graph names them. A
+# report shows the deferred user frames, the flame graph names them, go
+# tool pprof reads the pprof file, curl's post of the OTLP file and the
+# streamer's exports reach a receiver on localhost:4318 (ours, decoding
+# each with python3-protobuf) with the sample's chain. A
 # block added to the tour without a check here fails the count, so the
 # README cannot gain a command no test runs. The install section's make
 # commands are what make check itself runs (and host/deb-layout runs make
@@ -43,9 +46,9 @@ for i in $(seq "$blocks"); do
 	cmds="$cmds $i"
 done
 set -- $cmds
-check "the tour has 5 command blocks ($# of $blocks blocks)" test $# = 5
-[ $# = 5 ] || finish
-b_tracefs=$1 b_report=$2 b_kshark=$3 b_perf=$4 b_flame=$5
+check "the tour has 7 command blocks ($# of $blocks blocks)" test $# = 7
+[ $# = 7 ] || finish
+b_tracefs=$1 b_report=$2 b_kshark=$3 b_perf=$4 b_flame=$5 b_export=$6 b_stream=$7
 for i in "$@"; do
 	echo "--- block $i:"
 	cat /tmp/tour-block.$i
@@ -103,5 +106,59 @@ rm -f trace.dat prog.html
 run $b_flame
 check "ustack-flame wrote prog.html, naming the sample's frames" \
 	sh -c "test -s prog.html && grep -q 'ustack_lib_syscall' prog.html"
+
+# profiling backends: an OTLP/HTTP receiver of ours on localhost:4318
+# (tests/lib/otlp-receiver.py), the sample's chain as it folds it
+# (with the kernel's frames after it when the trace has them)
+RE="^ustack-sample;([^;]*;)*main;sample_outer;sample_middle;ustack_lib_enter;ustack_lib_inner;ustack_lib_syscall(;[^ ]*)? [0-9]+\$"
+W=/tmp/tour-otlp
+mkdir -p $W
+export HOME=$W GOCACHE=$W/gocache
+if ! protoc -I "$USTACK_TOP/flamegraph/proto" --python_out=$W otlp-profiles.proto ||
+   ! /usr/bin/python3 -c 'import google.protobuf' 2> /dev/null; then
+	fail "protoc and python3-protobuf for the receiver" "not there (make deps)"
+	finish
+fi
+# receiver NAME: one on port 4318, its log $W/NAME.log
+receiver() {
+	rm -f $W/$1.port
+	/usr/bin/python3 "$USTACK_TOP/tests/lib/otlp-receiver.py" $W 4318 $W/$1.port $W/$1.log &
+	recv=$!
+	wait_until 120 test -s $W/$1.port
+}
+receiver export
+run $b_export
+check "go tool pprof -top prog.pb.gz names the sample's functions" \
+	sh -c "grep -q 'ustack_lib_syscall' /tmp/tour.$b_export && grep -q 'sample_outer' /tmp/tour.$b_export"
+check "curl posted prog.otlp: the receiver decoded it, the sample's chain in it ($(grep -c '^export ' $W/export.log) export)" \
+	sh -c "grep -q '^export ' $W/export.log && grep -Eq '$RE' $W/export.log"
+kill $recv
+wait $recv 2> /dev/null
+
+# streaming: the block in the background, the program run, then Ctrl-C
+receiver stream
+rmdir $T/instances/prof 2> /dev/null
+bash -e /tmp/tour-block.$b_stream > /tmp/tour.$b_stream 2>&1 &
+sblk=$!
+wait_until 120 test -d $T/instances/prof
+sleep 2
+./prog > /dev/null &
+prog=$!
+wait_until 120 grep -Eq "$RE" $W/stream.log
+kill $prog
+wait $prog 2> /dev/null
+pkill -INT -f 'ustack-flame --stream prof'
+wait_until 60 bash -c "! kill -0 $sblk 2> /dev/null"
+wait $sblk
+rc=$?
+echo "block $b_stream exit $rc: $(tail -c 300 /tmp/tour.$b_stream | tr '\n' ' ')"
+check "ustack-flame --stream prof posted the sample's chain to localhost:4318 ($(grep -c '^export ' $W/stream.log) exports)" \
+	grep -Eq "$RE" $W/stream.log
+check "and Ctrl-C stopped it, its option cleared (exit $rc)" \
+	test "$(cat $T/instances/prof/options/user_stacktrace_deferred)" = 0 -a "$rc" -le 1
+kill $recv
+wait $recv 2> /dev/null
+echo 0 > $T/instances/prof/events/enable
+rmdir $T/instances/prof
 trace_clear
 finish
