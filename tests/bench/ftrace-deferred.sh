@@ -202,7 +202,7 @@ for epe in 1 4 16; do
 done
 echo "  function tracer: deferred user stacks cost $B_deferred_fn bytes and $T_deferred_fn ns per call"
 awk -v ti=$T_inplace_eq8 -v td=$T_deferred_eq8 'BEGIN {
-	printf "  equal depth (8 frames, 1 event/entry): deferred/in-place time %.2fx (goal: <= 1.1x)\n",
+	printf "  equal depth (8 frames, 1 event/entry): deferred/in-place time %.2fx (guard: <= 1.9x)\n",
 		(ti > 0 ? td / ti : 0) }'
 # tar's rows: deferred against in-place, without and with tables; the
 # frames are the median depth of the stack entries (in-place: at most 8)
@@ -269,6 +269,31 @@ if [ -x "$SF_BENCH" ] && [ -x "$EH_BENCH" ] && [ -d $T/user_unwind_tables ]; the
 		eval "effect_noisy walk/$kind ns \$ts_$kind" && noisy=1
 		eval "echo \"$LABEL,walk,\$f_$kind,$kind,\$(median \$bs_$kind),\$(median \$ts_$kind),\$q_$kind,,\"" >> "$CSV"
 	done
+fi
+# The guard rows (issue 37), judged under instruction counting only: the
+# wall clock's rows are too noisy here to hold a goal. make bench fails on
+# a "goal: ...: MISSED" line.
+# guard WHAT MAX|MIN LIMIT RATIO: its goal line; a ratio not measured misses
+guard() {
+	awk -v w="$1" -v k="$2" -v l="$3" -v r="$4" 'BEGIN {
+		ok = r != "" && r > 0 && (k == "max" ? r <= l : r >= l)
+		printf "goal: %s (%s %.2fx): %s, %s\n", w, k == "max" ? "at most" : "at least", l,
+			ok ? "met" : "MISSED", r != "" ? sprintf("%.3fx", r) : "not measured" }'
+}
+if [ "$LABEL" = icount ]; then
+	echo
+	ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf "%.4f", a / b }'; }
+	[ -n "${T_deferred_eq8:-}" ] &&
+		guard "eq8, deferred/in-place time" max 1.9 "$(ratio "$T_deferred_eq8" "$T_inplace_eq8")"
+	[ -n "${T_deferred_16:-}" ] &&
+		guard "16 events per entry, in-place/deferred time" min 5 "$(ratio "$T_inplace_16" "$T_deferred_16")"
+	if [ -n "${ts_fp:-}" ]; then
+		tf=$(median $ts_fp) ts=$(median $ts_sf) tt=$(median $ts_tab)
+		guard "SFrame walk per frame against frame pointers" max 2 \
+			"$(ratio "$(ratio "$ts" "$f_sf")" "$(ratio "$tf" "$f_fp")")"
+		guard "tables walk per frame against frame pointers" max 2 \
+			"$(ratio "$(ratio "$tt" "$f_tab")" "$(ratio "$tf" "$f_fp")")"
+	fi
 fi
 echo > $T/kprobe_events
 [ $noisy = 0 ] || echo "ftrace-deferred: rows whose spread exceeds their effect (NOISE, above): not figures" >&2
