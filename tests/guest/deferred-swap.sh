@@ -6,6 +6,8 @@
 # the cookie of another kernel entry from them. Emptying one CPU's buffer
 # (per_cpu/cpuN/trace opened with O_TRUNC) forgets what that CPU's entries
 # said, and nothing else: file ids stay, other CPUs' file entries stay.
+# A snapshot read after the live buffer was emptied and its files numbered
+# again names no file of the new numbering.
 # kernels: normal debug
 # timeout: 300
 . "$(dirname "$0")/../lib/result.sh"
@@ -91,5 +93,34 @@ pid3=$pid
 tw $T/tracing_on 0
 check "cpu1 emptied: the sample is named again on CPU 1 ($(file_entries 1))" test "$(file_entries 1)" = 1
 check "cpu1 emptied: the stacks after it are exact" test "$(all_exact $pid3)" = 3:0
+
+# 3. The snapshot read after the live buffer's file numbering started
+# again: a snapshot of the sample's stacks, the live buffer emptied, then a
+# copy of the sample in /tmp/other traced, whose files take the ids 1, 2...
+# again. The snapshot's frames name only the files its own file entries
+# name, or give their ids: never the copy's files (review: "the snapshot
+# file's text output resolves ids with the live table").
+trace_clear
+tw $T/events/syscalls/sys_enter_getppid/enable 1
+tw $T/options/user_stacktrace_deferred 1
+tw $T/tracing_on 1
+"$SAMPLE" 3 > /dev/null
+tw $T/snapshot 1
+echo > $T/trace
+mkdir -p /tmp/other
+cp "$SAMPLE" "$USTACK_PROGS/libustack-sample.so" /tmp/other/
+/tmp/other/ustack-sample 3 > /dev/null
+tw $T/tracing_on 0
+sed -n 's/.*user_unwind_file: .* path=//p' $T/snapshot | sort -u > /tmp/snap.named
+sed -n 's/^ => \(\/[^+]*\)+0x.*/\1/p' $T/snapshot | sort -u > /tmp/snap.framed
+other=$(comm -13 /tmp/snap.named /tmp/snap.framed | tr '\n' ' ')
+byid=$(grep -c '^ => file#' $T/snapshot)
+check "snapshot after a reset: its stacks are there ($(wc -l < /tmp/snap.framed) files by name, $byid frames by id)" \
+	test "$((byid + $(wc -l < /tmp/snap.framed)))" -gt 0
+check "snapshot after a reset: its frames name only files its own entries name${other:+ (not: $other)}" \
+	test -z "$other"
+check "and the live trace names the copy's files" \
+	grep -q '^ => /tmp/other/libustack-sample.so+0x' $T/trace
+tw $T/snapshot 0
 trace_clear
 finish
