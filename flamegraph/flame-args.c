@@ -46,6 +46,8 @@ static const struct option flame_longopts[] = {
 	{ "host", required_argument, NULL, 'H' },
 	{ "pprof-dir", required_argument, NULL, 'D' },
 	{ "otlp-endpoint", required_argument, NULL, 'E' },
+	{ "post-timeout", required_argument, NULL, 'T' },
+	{ "post-tries", required_argument, NULL, 'N' },
 	{ "period", required_argument, NULL, 'P' },
 	{ "stream", required_argument, NULL, 'R' },
 	{ "deferred", no_argument, NULL, 'O' },
@@ -106,6 +108,10 @@ void flame_usage(FILE *out)
 	      "      --otlp-endpoint URL  an OTLP/HTTP export per period, posted to URL\n"
 	      "                         (http://HOST[:PORT][/PATH]; 4318,\n"
 	      "                         /v1development/profiles)\n"
+	      "      --post-timeout SECONDS  --otlp-endpoint: the most each of connecting,\n"
+	      "                         sending and waiting for the answer may take (5)\n"
+	      "      --post-tries N     --otlp-endpoint: posts of an export that gets no\n"
+	      "                         answer or 429, 502, 503, 504, before it is dropped (5)\n"
 	      "      --period SECONDS   the period of --pprof-dir and --otlp-endpoint (10)\n"
 	      "      --stream INSTANCE  read this live tracefs instance (\"/\": the top\n"
 	      "                         level) until SIGINT or SIGTERM, a profile per period\n"
@@ -131,6 +137,22 @@ static long flame_number(const char *text, long min, long max)
 	if (errno || end == text || *end || n < min || n > max)
 		return -1;
 	return n;
+}
+
+/* --post-timeout SECONDS, a decimal number from a millisecond to an hour, in ms */
+static int flame_timeout_parse(const char *text, unsigned int *ms)
+{
+	char *end;
+	double s;
+
+	errno = 0;
+	s = strtod(text, &end);
+	if (errno || end == text || *end || !(s >= 0.001 && s <= 3600)) {
+		fputs("ustack-flame: --post-timeout from 0.001 to 3600 seconds\n", stderr);
+		return -1;
+	}
+	*ms = s * 1000 + 0.5;
+	return 0;
 }
 
 /* SECONDS, a decimal number from a microsecond to a day, in nanoseconds */
@@ -259,6 +281,14 @@ static int flame_option_value(struct flame_args *a, int opt, const char *arg)
 		return 0;
 	case 'P':
 		return flame_period_parse(arg, &a->period);
+	case 'T':
+		return flame_timeout_parse(arg, &a->post_timeout_ms);
+	case 'N':
+		n = flame_number(arg, 1, 100);
+		if (n < 0)
+			fputs("ustack-flame: --post-tries from 1 to 100\n", stderr);
+		a->post_tries = n;
+		return n < 0 ? -1 : 0;
 	case 'R':
 		a->stream = arg;
 		return 0;
@@ -363,6 +393,11 @@ static int flame_args_check(struct flame_args *a)
 	if ((a->pprof_dir || a->endpoint) && (a->folded || a->output)) {
 		fputs("ustack-flame: --pprof-dir and --otlp-endpoint need trace files, and write "
 		      "no -o\n", stderr);
+		return -1;
+	}
+	if ((a->post_timeout_ms || a->post_tries) && !a->endpoint) {
+		fputs("ustack-flame: --post-timeout and --post-tries are of --otlp-endpoint\n",
+		      stderr);
 		return -1;
 	}
 	if (a->period && !a->pprof_dir && !a->endpoint) {

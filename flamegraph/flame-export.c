@@ -4,11 +4,13 @@
  * --period of the trace's time in a profile of their own, written as a
  * pprof file into --pprof-dir, or posted as an OTLP/HTTP export to
  * --otlp-endpoint. A post that fails for want of an answer (the receiver
- * is down, a timeout) or with 429, 502, 503 or 504 is tried again after
- * 100 ms, 200 ms, 400 ms and 800 ms; then, or at once for any other
- * status, the period's profile is dropped and counted, and the next one is
- * made: an endpoint that does not take them never stops the reading. A
- * 2xx answer whose partial success rejects the profile drops it too.
+ * is down, a timeout: --post-timeout, 5 s, for each of connecting, sending
+ * and waiting for the answer) or with 429, 502, 503 or 504 is tried again
+ * after 100 ms, 200 ms, 400 ms and 800 ms (and 800 ms on, up to
+ * --post-tries posts, 5); then, or at once for any other status, the
+ * period's profile is dropped and counted, and the next one is made: an
+ * endpoint that does not take them never stops the reading. A 2xx answer
+ * whose partial success rejects the profile drops it too.
  *
  * Periods start at the first sample's time. The buffers of a file are read
  * one after the other, each in time order: a period's events of two
@@ -24,9 +26,8 @@
 #include "flame.h"
 #include "otlp-profiles.pb-c.h"
 
-#define FLAME_EXPORT_TRIES	5		/* the first post and four more */
-#define FLAME_EXPORT_WAIT_MS	100		/* before the second; doubled each time */
-#define FLAME_EXPORT_TIMEOUT_MS	5000		/* of each step of a post */
+#define FLAME_EXPORT_WAIT_MS	100		/* before the second post; doubled each time */
+#define FLAME_EXPORT_WAIT_MAX_MS 800		/* ... up to this */
 
 /* Whether a post that failed so may work again later */
 static bool flame_export_retry(int status)
@@ -83,14 +84,15 @@ static int flame_export_post(struct flame_export *e)
 		fprintf(stderr, "ustack-flame: export %u: %s\n", e->seq, strerror(errno));
 		return -1;
 	}
-	for (i = 0; i < FLAME_EXPORT_TRIES; i++) {
+	for (i = 0; i < e->tries; i++) {
 		if (i) {
 			e->retries++;
 			flame_sleep_ms(wait);
-			wait *= 2;
+			if (wait < FLAME_EXPORT_WAIT_MAX_MS)
+				wait *= 2;
 		}
 		status = flame_http_post(&e->url, "application/x-protobuf", buf, len,
-					 FLAME_EXPORT_TIMEOUT_MS, &answer);
+					 e->timeout_ms, &answer);
 		err = errno;
 		if ((status >= 200 && status < 300) || !flame_export_retry(status))
 			break;
@@ -199,7 +201,8 @@ int flame_export_sample(const struct flame_sample *sample, void *context)
 
 /**
  * flame_export_check - check where the profiles go, before anything is read
- * @e: the exporter: @e->dir a directory, or @e->endpoint a URL (parsed into @e->url)
+ * @e: the exporter: @e->dir a directory, or @e->endpoint a URL (parsed into @e->url);
+ *	@e->tries and @e->timeout_ms set to their defaults when 0
  *
  * Return: 0; -1 when they cannot go there (said on standard error).
  */
@@ -207,6 +210,10 @@ int flame_export_check(struct flame_export *e)
 {
 	struct stat st = { 0 };
 
+	if (!e->tries)
+		e->tries = FLAME_EXPORT_TRIES;
+	if (!e->timeout_ms)
+		e->timeout_ms = FLAME_EXPORT_TIMEOUT_MS;
 	errno = 0;
 	if (e->dir && (stat(e->dir, &st) || !S_ISDIR(st.st_mode))) {
 		fprintf(stderr, "ustack-flame: --pprof-dir %s: %s\n", e->dir,

@@ -9,7 +9,8 @@
  * profile and, when the period is over, hands the profile to a queue of at
  * most --queue periods; it never waits for an export. The sender takes
  * the oldest period of the queue and exports it as flame-export.c does
- * (retries 100 to 800 ms apart, then dropped and counted). When the
+ * (--post-tries posts 100 to 800 ms apart, each step of one bounded by
+ * --post-timeout, then dropped and counted). When the
  * reader hands a period to a full queue, the oldest period waiting is
  * dropped and counted: an endpoint that is slow or down costs periods,
  * never the trace. SIGINT or SIGTERM ends the reading: the instance is
@@ -111,6 +112,7 @@ static void *flame_stream_sender(void *arg)
 {
 	struct flame_stream *s = arg;
 	struct flame_queue *q = &s->queue;
+	unsigned long long sent;
 	size_t events;
 
 	for (;;) {
@@ -127,10 +129,15 @@ static void *flame_stream_sender(void *arg)
 		pthread_mutex_unlock(&q->lock);
 		/* counted by the exporter; a file that cannot be written is said, dropped here */
 		events = s->e.prof.nr_samples;
+		sent = s->e.sent;
 		if (flame_export_flush(&s->e)) {
 			s->e.dropped++;
 			s->e.dropped_events += events;
 		}
+		/* said once taken: a test may stop the receiver after this line */
+		if (s->verbose && s->e.sent > sent)
+			fprintf(stderr, "ustack-flame: --stream: export %u %s (%zu samples)\n",
+				s->e.seq, s->e.dir ? "written" : "sent", events);
 	}
 	return NULL;
 }
@@ -289,6 +296,8 @@ int flame_stream(struct flame_args *a)
 		.e = {
 			.dir = a->pprof_dir,
 			.endpoint = a->endpoint,
+			.tries = a->post_tries,
+			.timeout_ms = a->post_timeout_ms,
 			.period = a->period,
 			.res = { .host = a->host },
 			.name = a->stream,

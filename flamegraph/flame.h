@@ -257,6 +257,8 @@ struct flame_args {
 	unsigned long long	period;		/* --period, in nanoseconds */
 	const char		*stream;	/* --stream: a live instance; "/" the top level */
 	unsigned int		queue;		/* --queue: periods waiting to be sent */
+	unsigned int		post_tries;	/* --post-tries; 0: FLAME_EXPORT_TRIES */
+	unsigned int		post_timeout_ms; /* --post-timeout; 0: FLAME_EXPORT_TIMEOUT_MS */
 	bool			set_deferred;	/* --deferred: set the option for the run */
 	enum flame_format	format;
 	unsigned int		width;
@@ -409,10 +411,15 @@ int flame_http_post(const struct flame_url *url, const char *type, const void *b
 
 /* ---- flame-export.c: a profile per period, to a directory or an OTLP endpoint ---- */
 
+#define FLAME_EXPORT_TRIES	5	/* posts of an export, by default: the first and 4 more */
+#define FLAME_EXPORT_TIMEOUT_MS	5000	/* of each step of a post, by default */
+
 struct flame_export {
 	const char		*dir;		/* --pprof-dir; NULL: post to @url */
 	const char		*endpoint;	/* --otlp-endpoint, as given */
 	struct flame_url	url;
+	unsigned int		tries;		/* posts of an export, at most */
+	unsigned int		timeout_ms;	/* of each step of a post */
 	unsigned long long	period;		/* nanoseconds */
 	struct flame_otlp_resource res;
 	const char		*name;		/* what the profiles are of */

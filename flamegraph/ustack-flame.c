@@ -268,6 +268,8 @@ static int export_traces(struct flame_args *a)
 	struct flame_export e = {
 		.dir = a->pprof_dir,
 		.endpoint = a->endpoint,
+		.tries = a->post_tries,
+		.timeout_ms = a->post_timeout_ms,
 		.period = a->period,
 		.res = { .host = a->host },
 		.name = a->inputs[0],

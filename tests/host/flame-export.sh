@@ -10,6 +10,9 @@
 # that crashes mid-run and is restarted loses nothing or what is counted,
 # a partial success that rejects an export drops it, counted,
 # one that is not there loses everything, counted, and nothing crashes.
+# --post-tries and --post-timeout change the 5 tries and the 5 s a step of
+# a post may take (the waits between tries go 100 ms to 800 ms, then stay
+# at 800 ms); a receiver that holds a post unanswered times it out.
 # kstack.dat's 5 events in periods of 0.2 ms are 3 profiles (1, 2, 2).
 # No root.
 . "$(dirname "$0")/../lib/result.sh"
@@ -180,4 +183,45 @@ check "no receiver: said with the reason" grep -q 'dropped after 5 tries: Connec
 	"$work/gone.out"
 check "a URL that is not http:// is refused" bash -c \
 	"'$FLAME' --otlp-endpoint https://x '$KS' 2>&1 | grep -q 'not http://HOST'"
+
+# -- --post-tries and --post-timeout
+post tries1 --post-tries 1
+check "--post-tries 1, no receiver: each export dropped at its first post, none tried again" \
+	test "$(summary "$work/tries1.out") $(tail -n 1 "$work/tries1.out")" = \
+	"0 profiles sent (0 events), 3 dropped (5 events; 0 of them rejected), 0 posts tried again status 1"
+check "--post-tries 1: said 'after 1 tries'" grep -q 'dropped after 1 tries: Connection refused' \
+	"$work/tries1.out"
+# one export of 7 tries: waits of 100, 200, 400, 800, 800 and 800 ms (3.1 s),
+# not 6.3 s as doubling on would make them
+t0=${EPOCHREALTIME/./}
+post tries7 --post-tries 7 --period 86400
+ms=$(((${EPOCHREALTIME/./} - t0) / 1000))
+check "--post-tries 7: one export dropped after 7 posts, 6 tried again" test \
+	"$(summary "$work/tries7.out")" = \
+	"0 profiles sent (0 events), 1 dropped (5 events; 0 of them rejected), 6 posts tried again"
+check "--post-tries 7: the waits between them stop growing at 800 ms ($ms ms, 3100 waited)" \
+	test "$ms" -ge 3100 -a "$ms" -lt 6000
+receiver held hold
+t0=${EPOCHREALTIME/./}
+post held --post-timeout 0.3 --post-tries 2 --period 86400
+ms=$(((${EPOCHREALTIME/./} - t0) / 1000))
+check "--post-timeout 0.3: a receiver that holds the post unanswered had it" \
+	test "$(cat "$work/held.log")" = held
+check "--post-timeout 0.3: the held post and the next time out, dropped, counted" \
+	grep -q 'export 1 of 5 events dropped after 2 tries: Connection timed out' "$work/held.out"
+check "--post-timeout 0.3: 2 posts of 0.3 s and a wait of 0.1 s ($ms ms; the default: 10 s)" \
+	test "$ms" -ge 700 -a "$ms" -lt 4000
+for bad in "--post-timeout 0" "--post-timeout 3601" "--post-timeout x" "--post-tries 0" \
+	   "--post-tries 101"; do
+	# shellcheck disable=SC2086 # the option and its value
+	out=$("$FLAME" -n --otlp-endpoint "http://127.0.0.1:$port" $bad "$KS" 2>&1)
+	check "$bad is refused, said (exit $?)" \
+		test $? = 2 -a -n "$(echo "$out" | grep -- "${bad% *} from")"
+done
+out=$("$FLAME" -n --post-tries 2 "$KS" 2>&1)
+check "--post-tries without --otlp-endpoint is refused (exit $?)" \
+	test $? = 2 -a -n "$(echo "$out" | grep 'are of --otlp-endpoint')"
+out=$("$FLAME" -n --pprof-dir "$work/pd" --post-timeout 1 "$KS" 2>&1)
+check "--post-timeout with --pprof-dir is refused (exit $?)" \
+	test $? = 2 -a -n "$(echo "$out" | grep 'are of --otlp-endpoint')"
 finish

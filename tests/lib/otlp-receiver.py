@@ -14,11 +14,15 @@ rest: ok): ok (decode and take it), 503 or 400 (answer that, take
 nothing), partial (answer 200 with a partial success that rejects the
 profile), garbage (answer bytes that are not HTTP), short (answer 200 with
 a body shorter than its Content-Length), close (close the connection without an answer), exit (exit the
-process without an answer, as a receiver that crashes).
+process without an answer, as a receiver that crashes), hold (read the
+request, append a line "held" to LOG, and never answer: the sender waits
+until its timeout or until the process is killed; the requests after it
+wait unread).
 """
 import http.server
 import os
 import sys
+import time
 
 sys.path.insert(0, sys.argv[1])
 import otlp_profiles_pb2 as pb  # noqa: E402
@@ -57,6 +61,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
         if action == "exit":
             os._exit(0)
+        if action == "hold":
+            with open(LOG, "a", encoding="utf-8") as log:
+                log.write("held\n")
+            while True:
+                time.sleep(3600)
         if action == "close":
             self.close_connection = True
             self.connection.shutdown(2)
