@@ -15,7 +15,8 @@
  * dropped and counted: an endpoint that is slow or down costs periods,
  * never the trace. SIGINT or SIGTERM ends the reading: the instance is
  * read a last time, the partial period is queued, the sender exports what
- * waits, and the counts are printed.
+ * waits, and the counts are printed. Both threads are kept out of the
+ * instance's events (flame-notrace.c).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -49,6 +50,7 @@ struct flame_stream {
 	struct flame_export	e;		/* the sender's: counts what it sent */
 	struct flame_profile	prof;		/* the period being read */
 	struct ustack_symbolizer *sym;		/* the reader's */
+	struct flame_notrace	notrace;	/* our threads kept out of its events */
 	bool			srcline;
 	bool			verbose;	/* say each period queued */
 	unsigned long long	periods;	/* handed to the queue */
@@ -115,6 +117,9 @@ static void *flame_stream_sender(void *arg)
 	unsigned long long sent;
 	size_t events;
 
+	if (s->notrace.inst && flame_notrace_add(&s->notrace, gettid()))
+		fprintf(stderr, "ustack-flame: warning: --stream %s: the sender thread is "
+			"traced too: %s\n", s->e.name, strerror(errno));
 	for (;;) {
 		pthread_mutex_lock(&q->lock);
 		while (!q->nr && !q->done)
@@ -282,6 +287,20 @@ static struct tracefs_instance *flame_stream_instance(const struct flame_args *a
 	return inst;
 }
 
+/*
+ * Keep the reader (this thread) out of the instance's events; the sender
+ * adds itself. Not fatal: without it the reader's reads may be traced.
+ */
+static void flame_stream_notrace(struct flame_stream *s, struct tracefs_instance *inst)
+{
+	if (!flame_notrace_start(&s->notrace, inst) && !flame_notrace_add(&s->notrace, gettid()))
+		return;
+	fprintf(stderr, "ustack-flame: warning: --stream %s: its own threads are traced too "
+		"(set_event_notrace_pid: %s)\n", s->e.name,
+		errno == ENODEV ? "not in this kernel" : strerror(errno));
+	flame_notrace_stop(&s->notrace);
+}
+
 /**
  * flame_stream - export a live instance's samples per period until a signal
  * @a: the command line: --stream, --pprof-dir or --otlp-endpoint, --period,
@@ -353,6 +372,7 @@ int flame_stream(struct flame_args *a)
 		perror("ustack-flame");
 		goto out;
 	}
+	flame_stream_notrace(&s, inst);
 	/* the sender never takes the signals: they stop the reader's sleep */
 	pthread_sigmask(SIG_BLOCK, &sigs, &old);
 	ret = pthread_create(&sender, NULL, flame_stream_sender, &s);
@@ -395,6 +415,9 @@ int flame_stream(struct flame_args *a)
 	if (s.e.dropped || s.queue.dropped)
 		ret = -1;
 out:
+	if (flame_notrace_stop(&s.notrace))
+		fprintf(stderr, "ustack-flame: --stream %s: writing set_event_notrace_pid back: "
+			"%s\n", a->stream, strerror(errno));
 	if (set && ustack_option_disable(inst))
 		fprintf(stderr, "ustack-flame: --stream %s: clearing the option "
 			"user_stacktrace_deferred: %s\n", a->stream, strerror(errno));

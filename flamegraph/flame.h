@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <ustack.h>
 /* libtracefs-ext's hash table: hidden in the library, linked in statically here */
 #include <ustack-hash.h>
@@ -460,5 +461,15 @@ struct flame_perf {
 };
 
 int flame_perf_sample(const struct flame_sample *sample, void *context);
+
+/* flame-notrace.c: --stream's own threads kept out of its instance's events */
+struct flame_notrace {
+	struct tracefs_instance	*inst;		/* NULL: nothing to write back */
+	char			*saved;		/* set_event_notrace_pid before */
+};
+
+int flame_notrace_start(struct flame_notrace *n, struct tracefs_instance *inst);
+int flame_notrace_add(struct flame_notrace *n, pid_t tid);
+int flame_notrace_stop(struct flame_notrace *n);
 
 #endif /* _FLAME_H */
