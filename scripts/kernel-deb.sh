@@ -12,7 +12,7 @@
 #                    2 CPUs
 # linux-image-RELEASE (RELEASE: 6.12.N-ustack), and linux-headers-RELEASE
 # when the config has modules. The linux-libc-dev bindeb-pkg makes too is
-# deleted: Debian's own is the one to keep.
+# deleted: Debian's own is the one to keep. lintian checks the packages.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,4 +50,11 @@ echo "kernel-deb: linux-image-$release ($kconfig config) with $jobs jobs"
 kmake KDEB_SOURCENAME=linux-ustack KDEB_PKGVERSION="$release-1" KDEB_CHANGELOG_DIST=bookworm \
 	-j"$jobs" bindeb-pkg
 rm -f "$out"/linux-libc-dev_*.deb
+# the .changes names the linux-libc-dev just deleted (lintian and dput stop
+# there): there is no upload, so no .changes either
+rm -f "$out"/*.changes
 ls "$out"/*.deb | sed "s|^$top/|kernel-deb: |"
+# lintian: any error fails, as make deb does; the rest in lintian.log
+lintian --fail-on error "$out"/*.deb >"$out/lintian.log" 2>&1 ||
+	die "lintian: errors in the packages ($out/lintian.log)"
+echo "kernel-deb: lintian: no error, $(grep -c '^W:' "$out/lintian.log") warnings ($out/lintian.log)"
