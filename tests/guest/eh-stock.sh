@@ -17,6 +17,7 @@
 # timeout: 900
 . "$(dirname "$0")/../lib/result.sh"
 . "$(dirname "$0")/../lib/ustack.sh"
+. "$(dirname "$0")/../lib/eh-stock.sh"
 
 PERF=$USTACK_TOP/build/perf/perf
 TOOL=$USTACK_TOP/build/sframe/ustack-sframe
@@ -109,23 +110,12 @@ names() {
 	echo $names
 }
 
-mkdir -p /tmp/src
-cp -r /usr/share/doc/tar /usr/share/doc/gzip /usr/share/doc/perl /tmp/src/ 2>/dev/null
+stock_inputs /tmp
 compare tar write /usr/bin/tar -cf /tmp/src.tar -C /tmp src
 compare gzip write sh -c "/usr/bin/gzip -c /tmp/src.tar > /tmp/src.tar.gz"
 compare sort write sh -c "/usr/bin/sort -r /tmp/src.tar > /tmp/sorted"
 compare find write sh -c "/usr/bin/find /usr/share/doc -maxdepth 2 > /tmp/found"
 
-cat > /tmp/deep.py <<'EOF'
-import os
-def f(n):
-    if n:
-        return f(n - 1) + 1
-    os.write(1, b"x\n")
-    return 0
-for i in range(5):
-    f(40)
-EOF
 compare python3 write $PY /tmp/deep.py
 syms=$(names python3 write)
 check "python3: the stack goes through the interpreter's C frames to _start ($(first_n 4 "$syms") ... ${syms##* })" \
@@ -140,8 +130,7 @@ n=$(awk -F'|' -v t="$tid" '$1 == t && index($4, "sys_openat(") && index($5, "/ld
 check "python3 import: $n of its openat stacks go through ld.so (dlopen), compared above" \
 	test "$n" -ge 4
 
-compare perl write /usr/bin/perl -e \
-	'sub f { my $n = shift; return $n ? f($n - 1) + 1 : syswrite(STDOUT, "x\n") } f(40) for 1..5'
+compare perl write /usr/bin/perl -e "$STOCK_PERL"
 syms=$(names perl write)
 check "perl: the stack goes through the interpreter's C frames to _start ($(first_n 4 "$syms") ... ${syms##* })" \
 	test "${syms##* }" = _start -a "$(echo "$syms" | wc -w)" -ge 6

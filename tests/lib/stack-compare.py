@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Compare deferred user stacks with perf's DWARF unwinding of the same calls.
 
-    stack-compare.py STITCHED PERF_SCRIPT EVENT [COMM...]
+    stack-compare.py [--calls] STITCHED PERF_SCRIPT EVENT [COMM...]
 
 STITCHED: the output of tests/lib/stitch.awk on a tracefs trace
 ("pid|cpu|cookie|event|frames", frames " path+0xoff ...").
@@ -22,6 +22,11 @@ Prints, per command (perf's comm, or COMM... when given, in that order):
     COMM equal E of N
 and up to 3 "diff" blocks per command, then a total line:
     total equal E of N
+With --calls, first one line per sample of perf, in its order:
+    call TID K equal|differs COOKIE TRACE_FRAMES PERF_FRAMES
+K: the sample's place among its thread's samples, from 1; COOKIE: the
+trace's event's cookie ("-" when it has none or there is no such event);
+then how many user frames each has.
 Exit status 0; 2 on a usage or input error.
 """
 import os
@@ -50,6 +55,18 @@ def trace_stacks(path, event):
                 frames.append((norm(p, int(off, 16)), i > 0))
             stacks.setdefault(fields[0], []).append(frames)
     return stacks
+
+
+def trace_cookies(path, event):
+    """tid -> [cookie, ...] in trace order, as trace_stacks() counts them"""
+    cookies = {}
+    with open(path) as f:
+        for line in f:
+            fields = line.rstrip("\n").split("|")
+            if len(fields) < 5 or fields[0] == "STACKS" or event not in fields[3]:
+                continue
+            cookies.setdefault(fields[0], []).append(fields[2] or "-")
+    return cookies
 
 
 def same(trace, perf):
@@ -101,10 +118,14 @@ def perf_samples(path):
 
 
 def main(argv):
+    calls = len(argv) > 1 and argv[1] == "--calls"
+    if calls:
+        argv = argv[:1] + argv[2:]
     if len(argv) < 4:
         sys.stderr.write(__doc__)
         return 2
     ours = trace_stacks(argv[1], argv[3])
+    cookies = trace_cookies(argv[1], argv[3]) if calls else {}
     seen, per = {}, {}
     for comm, tid, frames in perf_samples(argv[2]):
         n = seen.get(tid, 0)
@@ -113,7 +134,14 @@ def main(argv):
         got = mine[n] if n < len(mine) else [("NOEVENT", False)]
         r = per.setdefault(comm, [0, 0, []])
         r[1] += 1
-        if same(got, frames):
+        eq = same(got, frames)
+        if calls:
+            ck = cookies.get(tid, [])
+            print("call %s %d %s %s %d %d" % (tid, n + 1, "equal" if eq else "differs",
+                                              ck[n] if n < len(ck) else "-",
+                                              len([t for t in got if "+0x" in t[0]]),
+                                              len(frames)))
+        if eq:
             r[0] += 1
         elif len(r[2]) < 3:
             r[2].append((tid, n, got, frames))
