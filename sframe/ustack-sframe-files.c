@@ -246,24 +246,27 @@ void usf_walk_system(struct usf_walk *walk)
 }
 
 /*
- * The range ("START-END", as in /proc/PID/map_files/), the file (device and
- * inode, as maps shows them) and the path of an executable file mapping of
- * a /proc/PID/maps line; false for another line
+ * The range ("START-END", as /proc/PID/map_files/ names it), the file
+ * (device and inode, as maps shows them) and the path of an executable file
+ * mapping of a /proc/PID/maps line; false for another line. maps pads the
+ * addresses to 8 digits ("00400000", a program built without -pie), the
+ * map_files names have no leading zeros ("400000"): the range is written
+ * again from the numbers.
  */
-static bool usf_maps_exec(char *line, char **range, struct usf_file_id *id, char **path)
+static bool usf_maps_exec(char *line, char *range, size_t size, struct usf_file_id *id,
+			  char **path)
 {
+	unsigned long long start, end, ino;
 	unsigned int major, minor;
-	unsigned long long ino;
 	char perms[8];
-	int n = 0, end = 0;
+	int n = 0;
 
 	/* address perms offset dev inode path */
-	if (sscanf(line, "%*[0-9a-f]-%*[0-9a-f]%n %7s %*s %x:%x %llu %n", &end, perms, &major,
-		   &minor, &ino, &n) != 4 ||
-	    !n || !end || strlen(perms) < 3 || perms[2] != 'x' || line[n] != '/')
+	if (sscanf(line, "%llx-%llx %7s %*s %x:%x %llu %n", &start, &end, perms, &major,
+		   &minor, &ino, &n) != 6 ||
+	    !n || strlen(perms) < 3 || perms[2] != 'x' || line[n] != '/' ||
+	    snprintf(range, size, "%llx-%llx", start, end) >= (int)size)
 		return false;
-	line[end] = '\0';
-	*range = line;
 	*path = line + n;
 	(*path)[strcspn(*path, "\n")] = '\0';
 	id->dev = makedev(major, minor);
@@ -314,7 +317,7 @@ static void usf_walk_mapping(struct usf_walk *walk, int pid, const char *range, 
  */
 int usf_walk_pid(struct usf_walk *walk, int pid)
 {
-	char maps[64], line[PATH_MAX + 256], *range, *path;
+	char maps[64], line[PATH_MAX + 256], range[40], *path;
 	struct usf_file_id id;
 	bool whole = true;
 	size_t pos;
@@ -329,7 +332,7 @@ int usf_walk_pid(struct usf_walk *walk, int pid)
 		bool start = whole;
 
 		whole = strchr(line, '\n') != NULL;
-		if (!start || !usf_maps_exec(line, &range, &id, &path))
+		if (!start || !usf_maps_exec(line, range, sizeof(range), &id, &path))
 			continue;
 		/*
 		 * A file seen, by the device and inode maps shows: not opened

@@ -14,8 +14,9 @@
 # drops between two batches (root removed tables), the batch's process
 # gets its files back before the rescan of every process (which converts
 # the host's mapped files into the test's cache: a few seconds). A process
-# scanned again opens no file seen (maps' device and inode). Root only
-# (map_files, chown).
+# scanned again opens no file seen (maps' device and inode). A program
+# built without -pie (mapped at 0x400000: maps pads its addresses with
+# zeros, map_files does not) gets its table. Root only (map_files, chown).
 . "$(dirname "$0")/../lib/result.sh"
 
 . "$(dirname "$0")/../lib/sframe-tool.sh"
@@ -188,4 +189,24 @@ wait $spid
 nx=$(awk '$2 ~ /x/ && $6 ~ /^\//' "/proc/$pid/maps" | wc -l)
 check "a second scan of the process opens none of its $nx executable mappings again (known $(counter known), scans $(counter scans))" \
 	test "$(counter scans)" = 2 -a "$(counter known)" = "$nx"
+
+# a program built without -pie: its text below 0x10000000, maps says
+# "00401000-00402000", map_files names it "401000-402000"
+printf 'int main(void) { for (;;) __asm__ volatile("pause"); }\n' > "$work/nopie.c"
+if ${CC:-cc} -O2 -no-pie -o "$work/nopie" "$work/nopie.c" 2>/dev/null; then
+	chmod 755 "$work/nopie"
+	"$work/nopie" &
+	npid=$!
+	wait_until 10 grep -q "$work/nopie" "/proc/$npid/maps"
+	text=$(awk -v f="$work/nopie" '$2 ~ /x/ && $6 == f { print $1 }' "/proc/$npid/maps")
+	echo "          nopie-$npid [000] .....   12.4: sched_process_exec: filename=$work/nopie pid=$npid old_pid=$npid" \
+		> "$work/ev-nopie"
+	"$tool" serve --no-scan --status "$work/status" --events "$work/ev-nopie" --cache "$cache" \
+		> "$work/run14" 2>&1
+	kill "$npid" 2>/dev/null
+	check "a program built without -pie (text at $text in maps) gets its table ($(grep -m 1 "^$work/nopie:" "$work/run14"))" \
+		grep -q "^$work/nopie: loaded (mapped by pid $npid)" "$work/run14"
+else
+	skip "a program built without -pie gets its table" "${CC:-cc} -no-pie fails here"
+fi
 finish
