@@ -23,10 +23,12 @@ Prints, per command (perf's comm, or COMM... when given, in that order):
 and up to 3 "diff" blocks per command, then a total line:
     total equal E of N
 With --calls, first one line per sample of perf, in its order:
-    call TID K equal|differs COOKIE TRACE_FRAMES PERF_FRAMES
+    call TID K equal|perfshort|differs COOKIE TRACE_FRAMES PERF_FRAMES
 K: the sample's place among its thread's samples, from 1; COOKIE: the
 trace's event's cookie ("-" when it has none or there is no such event);
-then how many user frames each has.
+then how many user frames each has. perfshort: not equal, perf's frames
+are the first of the trace's (perf stopped early: a frame larger than its
+copy of the stack).
 Exit status 0; 2 on a usage or input error.
 """
 import os
@@ -84,6 +86,12 @@ def same(trace, perf):
     return True
 
 
+def perf_short(trace, perf):
+    """perf's stack is the start of the trace's, shorter: its copy of the
+    stack, or its unwinder, stopped before the trace's walk did"""
+    return 0 < len(perf) < len(trace) and same(trace[:len(perf)], perf)
+
+
 def show(trace):
     return " ".join(t if isinstance(t, str) else t[0] for t in trace)
 
@@ -137,7 +145,8 @@ def main(argv):
         eq = same(got, frames)
         if calls:
             ck = cookies.get(tid, [])
-            print("call %s %d %s %s %d %d" % (tid, n + 1, "equal" if eq else "differs",
+            res = "equal" if eq else "perfshort" if perf_short(got, frames) else "differs"
+            print("call %s %d %s %s %d %d" % (tid, n + 1, res,
                                               ck[n] if n < len(ck) else "-",
                                               len([t for t in got if "+0x" in t[0]]),
                                               len(frames)))
