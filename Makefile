@@ -387,6 +387,8 @@ check: deps
 	+$(Q)$(FUZZ)
 	$(Q)scripts/deb-build.sh >$(BUILD)/deb-build.log 2>&1 || \
 		echo "check: make deb failed (build/deb-build.log): the deb tests fail"
+	$(Q)scripts/kernel-deb.sh >$(BUILD)/deb-kernel.log 2>&1 || \
+		echo "check: make deb-kernel failed (build/deb-kernel.log): the deb tests fail"
 	$(Q)USTACK_DEB_REQUIRED=1 USTACK_DEBUG=$(DEBUG) tests/run.sh
 
 # make check under load (scripts/check-stress.sh): the build and every test

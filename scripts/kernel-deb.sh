@@ -35,10 +35,21 @@ debian)
 	cfg=$out/config-debian/.config ;;
 *) die "KCONFIG=$kconfig: guest or debian" ;;
 esac
+# The guest config: start from make kernel's objects (their .cmd files name
+# the sources by absolute path and the objects relative to the build
+# directory), so that only what the package's version changes is built
+# again, not the whole kernel.
+if [ $kconfig = guest ] && [ "$tree" = "$top/build/linux" ] &&
+   [ "$top/build/kernel/vmlinux" -nt "$obj/vmlinux" ]; then
+	rm -rf "$obj"
+	cp -a "$top/build/kernel" "$obj"
+fi
 cmp -s "$cfg" "$obj/.config" || cp "$cfg" "$obj/.config"
 
 . "$top/scripts/ccache-env.sh"
+# as scripts/kernel-build.sh: the same version string, nothing rebuilt for it
 export KBUILD_BUILD_USER=ustack KBUILD_BUILD_HOST=ustack
+export KBUILD_BUILD_TIMESTAMP="Sat Nov 21 00:00:00 UTC 2026"
 export KBUILD_BUILD_VERSION=$("$top/scripts/series-id.sh")
 export DEBEMAIL=dev@ustack.invalid DEBFULLNAME="ustack developers"
 # LOCALVERSION= as kernel-build.sh: no "+" for a tree with commits past its tag

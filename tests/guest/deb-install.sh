@@ -11,7 +11,9 @@
 # ustack-flame -f html, ustack-stitch, and stock kernelshark -p ustack on
 # the trace under Xvfb, the plugin loaded from KernelShark's directory and
 # drawing it; ustack-tools enabled the tables service's unit; then dpkg --purge
-# leaves no file of ours and the unit no longer enabled.
+# leaves no file of ours and the unit no longer enabled. Then the kernel's
+# package (make deb-kernel, which make check runs): its /boot/vmlinuz is the
+# kernel built for it, and dpkg --purge leaves none of its files.
 # timeout: 1200
 . "$(dirname "$0")/../lib/result.sh"
 . "$(dirname "$0")/../lib/ustack.sh"
@@ -30,6 +32,11 @@ for p in $pkgs; do
 done
 v=${f##*+}
 pass "the packages of ${v%_amd64.deb}"
+kdeb=$(ls "$deb"/kernel/linux-image-*_amd64.deb 2>/dev/null | head -n 1)
+if [ -z "$kdeb" ]; then
+	fail "the kernel's package" "no build/deb/kernel/linux-image-*_amd64.deb (make deb-kernel)"
+	finish
+fi
 if ! command -v fuse-overlayfs >/dev/null; then
 	fail "fuse-overlayfs" "not installed (make deps installs it)"
 	finish
@@ -53,12 +60,14 @@ if [ -n "$bad" ]; then
 fi
 pass "a fresh root: /usr, /etc, /var over fuse-overlayfs"
 for l in bin lib lib64 sbin; do ln -s "usr/$l" "$R/$l"; done
-mkdir -p "$R/dev" "$R/proc" "$R/sys" "$R/tmp/pkgs" "$R/tmp/work" "$R/root" "$R/run" "$R$top"
+mkdir -p "$R/dev" "$R/proc" "$R/sys" "$R/tmp/pkgs" "$R/tmp/kpkg" "$R/tmp/work" "$R/root" "$R/run" \
+	"$R/boot" "$R$top"
 mount --rbind /dev "$R/dev"
 mount --rbind /proc "$R/proc"
 mount --rbind /sys "$R/sys"
 mount --bind "$top" "$R$top"
 cp $files "$R/tmp/pkgs/"
+cp "$kdeb" "$R/tmp/kpkg/"
 cp "$SAMPLE" "$USTACK_PROGS/libustack-sample.so" "$R/tmp/work/"
 
 cat >"$R/tmp/inside.sh" <<'EOS'
@@ -139,6 +148,25 @@ check "$unit no longer enabled: no link in multi-user.target.wants, no deb-syste
 check "ldconfig no longer knows libtracefs-ext" sh -c '! ldconfig -p | grep -q libtracefs-ext'
 trace-cmd report >report2.txt 2>&1
 check "trace-cmd report after the purge: no stacks" test "$(grep -c '^ => ' report2.txt)" = 0
+
+# the kernel's package: the kernel make check boots, installed and purged
+kpkg=$(dpkg-deb -f /tmp/kpkg/*.deb Package)
+release=${kpkg#linux-image-}
+dpkg -i /tmp/kpkg/*.deb >/tmp/dpkg-k.log 2>&1
+check "dpkg -i $kpkg" sh -c \
+	"dpkg -s $kpkg | grep -qx 'Status: install ok installed' || { tail -n 5 /tmp/dpkg-k.log; exit 1; }"
+check "/boot/vmlinuz-$release is the kernel built for it" \
+	cmp -s /boot/vmlinuz-$release "$USTACK_TOP/build/deb/kernel/linux/arch/x86/boot/bzImage"
+check "its config has deferred user stacks" grep -qx CONFIG_USER_STACKTRACE_DEFERRED=y /boot/config-$release
+dpkg -L $kpkg | sort -u >/tmp/klisted
+dpkg --purge $kpkg >/tmp/dpkg-kr.log 2>&1
+left=
+while IFS= read -r f; do
+	[ -d "$f" ] && continue
+	{ [ -e "$f" ] || [ -L "$f" ]; } && left="$left $f"
+done </tmp/klisted
+check "dpkg --purge $kpkg leaves none of its files${left:+ (left:$left)}" \
+	sh -c "! dpkg -s $kpkg 2>/dev/null | grep -q 'Status: install ok installed' && test -z '$left'"
 finish
 EOS
 chroot "$R" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
