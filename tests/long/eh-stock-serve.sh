@@ -41,6 +41,13 @@
 # (its table never came), and the second python3 copy in ns (its table came
 # after its last call) (docs/tables-service.md, "Stock programs against
 # perf").
+# Not in make check: about 400 s of the guest, and it fails today
+# (2026-11-29, 9 of 43 checks) on two bugs it found and that are not fixed:
+# the service's rescan after "remove all" finishes before it reads new
+# events (tar's table never comes), and the kernel ends a walk whose step
+# fails (frame pointers through a file whose table is not loaded yet)
+# without saying the stack was cut (unwind=sframe, no truncated): issues 39
+# and 37. make check-serve runs it (the normal kernel; DEBUG=1 the debug one).
 # kernels: normal debug
 # timeout: 1500
 . "$(dirname "$0")/../lib/result.sh"
