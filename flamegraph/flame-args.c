@@ -43,6 +43,7 @@ static const struct option flame_longopts[] = {
 	{ "sysroot", required_argument, NULL, 's' },
 	{ "inlines", no_argument, NULL, 'I' },
 	{ "srcline", no_argument, NULL, 'S' },
+	{ "time", no_argument, NULL, 'M' },
 	{ "host", required_argument, NULL, 'H' },
 	{ "pprof-dir", required_argument, NULL, 'D' },
 	{ "otlp-endpoint", required_argument, NULL, 'E' },
@@ -102,6 +103,9 @@ void flame_usage(FILE *out)
 	      "  -s, --sysroot DIR      the traced machine's files are under DIR\n"
 	      "      --inlines          inlined functions as frames of their own\n"
 	      "      --srcline          source files and lines of the frames (pprof, otlp)\n"
+	      "      --time             a second value of each sample: the time from its\n"
+	      "                         task's previous event, in nanoseconds (pprof, otlp,\n"
+	      "                         --pprof-dir, --otlp-endpoint, --stream)\n"
 	      "      --host NAME        the traced machine's host.name (otlp; default: this\n"
 	      "                         machine's name)\n"
 	      "      --pprof-dir DIR    a pprof file per period of the trace, into DIR\n"
@@ -339,6 +343,9 @@ static int flame_option_flag(struct flame_args *a, int opt)
 	case 'S':
 		a->srcline = true;
 		break;
+	case 'M':
+		a->time = true;
+		break;
 	case 'v':
 		a->verbose = true;
 		break;
@@ -402,6 +409,12 @@ static int flame_args_check(struct flame_args *a)
 	}
 	if (a->period && !a->pprof_dir && !a->endpoint) {
 		fputs("ustack-flame: --period is of --pprof-dir or --otlp-endpoint\n", stderr);
+		return -1;
+	}
+	if (a->time && a->format != FLAME_FORMAT_PPROF && a->format != FLAME_FORMAT_OTLP &&
+	    !a->pprof_dir && !a->endpoint) {
+		fputs("ustack-flame: --time weighs the samples of -f pprof, -f otlp, --pprof-dir, "
+		      "--otlp-endpoint or --stream: other formats have no time values\n", stderr);
 		return -1;
 	}
 	if (!a->period)

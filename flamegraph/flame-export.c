@@ -162,6 +162,7 @@ int flame_export_flush(struct flame_export *e)
 	flame_profile_free(&e->prof);
 	e->prof.sym = e->sym;
 	e->prof.srcline = e->srcline;
+	e->prof.gaps = e->gaps;
 	return ret;
 }
 
@@ -187,6 +188,7 @@ int flame_export_sample(const struct flame_sample *sample, void *context)
 			flame_otlp_say_time(ts);
 		e->prof.sym = e->sym;
 		e->prof.srcline = e->srcline;
+		e->prof.gaps = e->gaps;
 	}
 	/* whole periods from the start, before it too */
 	period = ts >= e->start ? (long long)((ts - e->start) / e->period) :

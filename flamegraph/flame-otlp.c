@@ -9,6 +9,10 @@
  * attributes (thread.id, thread.name, ustack.event, ustack.buffer), the
  * events that have both as its values (1 each) and their timestamps, as
  * the specification asks samples of the same identity to be combined.
+ * With --time, a second profile of the sample type "time"/"nanoseconds"
+ * follows in the same scope: the same samples (stacks, attributes and
+ * timestamps, of the same dictionary), each event's value its task's time
+ * since its previous event.
  * Mappings carry the file's GNU build-id as the attribute
  * process.executable.build_id.gnu. Built with the code protoc-c made from
  * our proto/otlp-profiles.proto, packed by libprotobuf-c.
@@ -140,8 +144,12 @@ struct flame_omsg {
 	flame_any					res_val[2];
 	Ustack__Otlp__ScopeProfiles			sp, *sps[1];
 	Ustack__Otlp__InstrumentationScope		scope;
-	Ustack__Otlp__Profile				profile, *profiles[1];
+	Ustack__Otlp__Profile				profile, *profiles[2];
 	Ustack__Otlp__ValueType				type;
+	Ustack__Otlp__Profile				time_profile;	/* --time */
+	Ustack__Otlp__ValueType				time_type;
+	Ustack__Otlp__Sample				*time_samples, **time_sample_ptrs;
+	int64_t						*gaps;
 	Ustack__Otlp__ProfilesDictionary		dict;
 	Ustack__Otlp__Link				link, *links[1];
 	Ustack__Otlp__Sample				*samples, **sample_ptrs;
@@ -167,6 +175,9 @@ static void flame_omsg_free(struct flame_omsg *m)
 	free(m->sample_attrs);
 	free(m->values);
 	free(m->timestamps);
+	free(m->time_samples);
+	free(m->time_sample_ptrs);
+	free(m->gaps);
 	free(m->stacks);
 	free(m->stack_ptrs);
 	free(m->stack_locs);
@@ -213,6 +224,15 @@ static int flame_omsg_alloc(struct flame_omsg *m, const struct flame_otlp *o)
 	m->attr_ptrs = calloc(nr_attrs, sizeof(*m->attr_ptrs));
 	m->attr_vals = calloc(nr_attrs, sizeof(*m->attr_vals));
 	m->strings = calloc(p->strings.nr + 1, sizeof(*m->strings));
+	if (p->gaps) {
+		m->time_samples = calloc(nr_samples + 1, sizeof(*m->time_samples));
+		m->time_sample_ptrs = calloc(nr_samples + 1, sizeof(*m->time_sample_ptrs));
+		m->gaps = calloc(p->nr_samples + 1, sizeof(*m->gaps));
+		if (!m->time_samples || !m->time_sample_ptrs || !m->gaps) {
+			errno = ENOMEM;
+			return -1;
+		}
+	}
 	if (!m->samples || !m->sample_ptrs || !m->sample_attrs || !m->values ||
 	    !m->timestamps || !m->stacks || !m->stack_ptrs || !m->stack_locs || !m->mappings ||
 	    !m->mapping_ptrs || !m->mapping_attrs || !m->locations || !m->location_ptrs ||
@@ -247,6 +267,8 @@ static void flame_omsg_samples(struct flame_omsg *m, const struct flame_otlp *o)
 	}
 	for (i = 0; i < p->nr_samples; i++) {
 		s = &m->samples[o->event_sample[i] - 1];
+		if (m->gaps)
+			m->gaps[s->values - m->values + s->n_values] = p->samples[i].gap;
 		s->values[s->n_values] = 1;
 		s->timestamps_unix_nano[s->n_values++] = p->samples[i].ts;
 		s->n_timestamps_unix_nano = s->n_values;
@@ -265,6 +287,16 @@ static void flame_omsg_samples(struct flame_omsg *m, const struct flame_otlp *o)
 	}
 	m->profile.n_samples = nr;
 	m->profile.samples = m->sample_ptrs;
+	if (!m->gaps)
+		return;
+	/* --time: the same samples, their events' gaps as their values */
+	for (i = 0; i < nr; i++) {
+		m->time_samples[i] = m->samples[i];
+		m->time_samples[i].values = m->gaps + (m->samples[i].values - m->values);
+		m->time_sample_ptrs[i] = &m->time_samples[i];
+	}
+	m->time_profile.n_samples = nr;
+	m->time_profile.samples = m->time_sample_ptrs;
 }
 
 /* The dictionary's tables, each with the zero value first */
@@ -375,10 +407,13 @@ static void flame_omsg_dict(struct flame_omsg *m, const struct flame_otlp *o)
 	d->stack_table = m->stack_ptrs;
 }
 
-/* The resource (the host), the scope (this tool) and the profile around the samples */
+/*
+ * The resource (the host), the scope (this tool) and the profile around the
+ * samples, of the sample type @types[0] (type) and [1] (unit); with --time
+ * the second profile too, of @types[2] and [3].
+ */
 static void flame_omsg_request(struct flame_omsg *m, const struct flame_otlp *o,
-			       const struct flame_otlp_resource *res, unsigned long events,
-			       unsigned long count)
+			       const struct flame_otlp_resource *res, const unsigned long *types)
 {
 	static const char * const keys[2] = { "host.name", "os.type" };
 	const char *values[2] = { res->host, "linux" };
@@ -409,14 +444,25 @@ static void flame_omsg_request(struct flame_omsg *m, const struct flame_otlp *o,
 	m->scope.version = FLAME_VERSION;
 	ustack__otlp__profile__init(&m->profile);
 	ustack__otlp__value_type__init(&m->type);
-	m->type.type_strindex = events;
-	m->type.unit_strindex = count;
+	m->type.type_strindex = types[0];
+	m->type.unit_strindex = types[1];
 	m->profile.sample_type = &m->type;
 	m->profile.time_unix_nano = o->p->first_ts;
 	m->profile.duration_nano = o->p->last_ts - o->p->first_ts;
 	m->profiles[0] = &m->profile;
 	m->sp.scope = &m->scope;
 	m->sp.n_profiles = 1;
+	if (o->p->gaps) {
+		ustack__otlp__profile__init(&m->time_profile);
+		ustack__otlp__value_type__init(&m->time_type);
+		m->time_type.type_strindex = types[2];
+		m->time_type.unit_strindex = types[3];
+		m->time_profile.sample_type = &m->time_type;
+		m->time_profile.time_unix_nano = m->profile.time_unix_nano;
+		m->time_profile.duration_nano = m->profile.duration_nano;
+		m->profiles[1] = &m->time_profile;
+		m->sp.n_profiles = 2;
+	}
 	m->sp.profiles = m->profiles;
 	m->sps[0] = &m->sp;
 	m->rp.resource = &m->resource;
@@ -477,18 +523,23 @@ int flame_pack_otlp(struct flame_profile *p, const struct flame_otlp_resource *r
 		[FLAME_ATTR_EVENT]	= "ustack.event",
 		[FLAME_ATTR_BUFFER]	= "ustack.buffer",
 	};
-	unsigned long keys[FLAME_ATTRS], events, count, build_id_key;
+	unsigned long keys[FLAME_ATTRS], types[4] = { 0 }, build_id_key;
 	struct flame_otlp o = { .p = p };
 	struct flame_omsg m = { 0 };
 	int ret = -1;
 	size_t i;
 
 	errno = 0;
-	events = flame_profile_string(p, "events", 6);
-	count = flame_profile_string(p, "count", 5);
+	types[0] = flame_profile_string(p, "events", 6);
+	types[1] = flame_profile_string(p, "count", 5);
 	build_id_key = flame_profile_string(p, "process.executable.build_id.gnu", 31);
 	for (i = 0; i < FLAME_ATTRS; i++)
 		keys[i] = flame_profile_string(p, attr_keys[i], strlen(attr_keys[i]));
+	/* only with --time: a request without it stays as it was */
+	if (p->gaps) {
+		types[2] = flame_profile_string(p, "time", 4);
+		types[3] = flame_profile_string(p, "nanoseconds", 11);
+	}
 	if (errno || flame_otlp_index(&o, keys))
 		goto out;
 	/* the files' build-ids as attributes, before the table is sized */
@@ -505,7 +556,7 @@ int flame_pack_otlp(struct flame_profile *p, const struct flame_otlp_resource *r
 	}
 	if (flame_omsg_alloc(&m, &o))
 		goto out;
-	flame_omsg_request(&m, &o, res, events, count);
+	flame_omsg_request(&m, &o, res, types);
 	flame_omsg_samples(&m, &o);
 	flame_omsg_dict(&m, &o);
 	*len = ustack__otlp__export_profiles_service_request__get_packed_size(&m.req);

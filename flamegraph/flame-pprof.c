@@ -2,7 +2,9 @@
 /*
  * The profile as pprof's profile.proto (github google/pprof), gzipped, as
  * go tool pprof, Parca, Pyroscope and Grafana read it: a sample per event,
- * its value 1 of the sample type "events"/"count", its stack as locations
+ * its value 1 of the sample type "events"/"count" and, with --time, its
+ * task's time since its previous event of the sample type
+ * "time"/"nanoseconds"; its stack as locations
  * (the leaf first), and labels for its task (comm, tid), its event
  * ("system:name") and its buffer (an instance; none for the top level).
  * The message is built with the code protoc-c made from our
@@ -92,7 +94,9 @@ enum { FLAME_LABEL_COMM, FLAME_LABEL_TID, FLAME_LABEL_EVENT, FLAME_LABEL_BUFFER,
 struct flame_pprof {
 	Perftools__Profiles__Profile		profile;
 	Perftools__Profiles__ValueType		type;
-	Perftools__Profiles__ValueType		*types[1];
+	Perftools__Profiles__ValueType		time_type;	/* --time */
+	Perftools__Profiles__ValueType		*types[2];
+	int64_t					*values;	/* --time: 2 a sample */
 	Perftools__Profiles__ValueType		period_type;
 	Perftools__Profiles__Sample		*samples;
 	Perftools__Profiles__Sample		**sample_ptrs;
@@ -116,6 +120,7 @@ static void flame_pprof_free(struct flame_pprof *pp)
 {
 	free(pp->samples);
 	free(pp->sample_ptrs);
+	free(pp->values);
 	flame_dict_free(&pp->sets);
 	free(pp->labels);
 	free(pp->label_ptrs);
@@ -134,6 +139,8 @@ static int flame_pprof_alloc(struct flame_pprof *pp, const struct flame_profile 
 {
 	pp->samples = calloc(p->nr_samples, sizeof(*pp->samples));
 	pp->sample_ptrs = calloc(p->nr_samples, sizeof(*pp->sample_ptrs));
+	if (p->gaps)
+		pp->values = calloc(2 * p->nr_samples + 1, sizeof(*pp->values));
 	pp->mappings = calloc(p->mapping_keys.nr + 1, sizeof(*pp->mappings));
 	pp->mapping_ptrs = calloc(p->mapping_keys.nr + 1, sizeof(*pp->mapping_ptrs));
 	pp->locations = calloc(p->location_keys.nr + 1, sizeof(*pp->locations));
@@ -145,7 +152,7 @@ static int flame_pprof_alloc(struct flame_pprof *pp, const struct flame_profile 
 	pp->strings = calloc(p->strings.nr + 1, sizeof(*pp->strings));
 	if (!pp->samples || !pp->sample_ptrs || !pp->mappings || !pp->mapping_ptrs || !pp->locations ||
 	    !pp->location_ptrs || !pp->lines || !pp->line_ptrs || !pp->functions ||
-	    !pp->function_ptrs || !pp->strings) {
+	    !pp->function_ptrs || !pp->strings || (p->gaps && !pp->values)) {
 		errno = ENOMEM;
 		return -1;
 	}
@@ -208,6 +215,12 @@ static void flame_pprof_samples(struct flame_pprof *pp, const struct flame_profi
 		s->location_id = p->stack + p->samples[i].first;
 		s->n_value = 1;
 		s->value = &one;
+		if (p->gaps) {
+			s->n_value = 2;
+			s->value = pp->values + 2 * i;
+			s->value[0] = 1;
+			s->value[1] = p->samples[i].gap;
+		}
 		/* the top level has no buffer label: it is the last */
 		s->n_label = p->samples[i].buffer ? FLAME_LABELS : FLAME_LABELS - 1;
 		s->label = pp->label_ptrs + (set[i] - 1) * FLAME_LABELS;
@@ -299,7 +312,7 @@ int flame_write_pprof(FILE *out, struct flame_profile *p, const char *name)
 		[FLAME_LABEL_BUFFER]	= "buffer",
 	};
 	struct flame_pprof pp = { 0 };
-	unsigned long keys[FLAME_LABELS], events, count;
+	unsigned long keys[FLAME_LABELS], events, count, time_name = 0, ns = 0;
 	size_t *set = NULL;
 	char comment[512];
 	int ret = -1;
@@ -312,6 +325,11 @@ int flame_write_pprof(FILE *out, struct flame_profile *p, const char *name)
 		keys[i] = flame_profile_string(p, label_keys[i], strlen(label_keys[i]));
 	snprintf(comment, sizeof(comment), "ustack-flame %s: an event a sample, of %s",
 		 FLAME_VERSION, name);
+	/* only with --time: a profile without it stays as it was */
+	if (p->gaps) {
+		time_name = flame_profile_string(p, "time", 4);
+		ns = flame_profile_string(p, "nanoseconds", 11);
+	}
 	pp.comment = flame_profile_string(p, comment, strlen(comment));
 	if (errno || flame_pprof_alloc(&pp, p))
 		goto out;
@@ -326,6 +344,13 @@ int flame_write_pprof(FILE *out, struct flame_profile *p, const char *name)
 	pp.period_type = pp.type;
 	pp.profile.n_sample_type = 1;
 	pp.profile.sample_type = pp.types;
+	if (p->gaps) {
+		perftools__profiles__value_type__init(&pp.time_type);
+		pp.time_type.type = time_name;
+		pp.time_type.unit = ns;
+		pp.types[1] = &pp.time_type;
+		pp.profile.n_sample_type = 2;
+	}
 	pp.profile.period_type = &pp.period_type;
 	pp.profile.period = 1;
 	pp.profile.default_sample_type = events;

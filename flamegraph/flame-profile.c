@@ -476,12 +476,53 @@ int flame_profile_sample(const struct flame_sample *sample, void *context)
 	ps->buffer = flame_profile_cstring(p, sample->buffer);
 	if (errno)
 		return -1;
+	ps->gap = 0;
+	if (p->gaps && flame_gaps_next(p->gaps, ps->tid, us->ts, &ps->gap))
+		return -1;
 	if (!p->nr_samples || us->ts < p->first_ts)
 		p->first_ts = us->ts;
 	if (!p->nr_samples || us->ts > p->last_ts)
 		p->last_ts = us->ts;
 	p->nr_samples++;
 	return 0;
+}
+
+/**
+ * flame_gaps_next - the time from a task's previous event to this one
+ * @g: the tasks' last events' times
+ * @tid: the task
+ * @ts: the time of its event, of the trace's clock
+ * @gap: set to @ts less the time of the task's previous event: 0 for its
+ *	first event, and for an event before its previous one (which stays
+ *	the task's last)
+ *
+ * Return: 0; -1 with errno ENOMEM.
+ */
+int flame_gaps_next(struct flame_gaps *g, int tid, unsigned long long ts,
+		    unsigned long long *gap)
+{
+	struct flame_line *last = flame_counts_find(&g->last, (const char *)&tid, sizeof(tid));
+
+	*gap = 0;
+	if (!last) {
+		if (flame_counts_add(&g->last, (const char *)&tid, sizeof(tid), 0))
+			return -1;
+		last = flame_counts_find(&g->last, (const char *)&tid, sizeof(tid));
+	} else if (ts > last->count) {
+		*gap = ts - last->count;
+	}
+	if (ts > last->count)
+		last->count = ts;
+	return 0;
+}
+
+/**
+ * flame_gaps_free - free the tasks' times
+ * @g: zeroed, ready for use again
+ */
+void flame_gaps_free(struct flame_gaps *g)
+{
+	flame_counts_free(&g->last);
 }
 
 /**

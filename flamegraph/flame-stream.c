@@ -52,6 +52,8 @@ struct flame_stream {
 	struct ustack_symbolizer *sym;		/* the reader's */
 	struct flame_notrace	notrace;	/* our threads kept out of its events */
 	bool			srcline;
+	struct flame_gaps	gaps;		/* --time: the reader's, across periods */
+	bool			time;
 	bool			verbose;	/* say each period queued */
 	unsigned long long	periods;	/* handed to the queue */
 	unsigned long long	samples;	/* in those */
@@ -107,6 +109,7 @@ static void flame_stream_queue(struct flame_stream *s)
 	memset(&s->prof, 0, sizeof(s->prof));
 	s->prof.sym = s->sym;
 	s->prof.srcline = s->srcline;
+	s->prof.gaps = s->time ? &s->gaps : NULL;
 }
 
 /* The sender: every period queued exported, until the reader is done and none waits. */
@@ -364,8 +367,10 @@ int flame_stream(struct flame_args *a)
 	s.sym = a->opts.sym;
 	s.srcline = a->srcline;
 	s.verbose = a->verbose;
+	s.time = a->time;
 	s.prof.sym = s.sym;
 	s.prof.srcline = s.srcline;
+	s.prof.gaps = s.time ? &s.gaps : NULL;
 	c = flame_collect_alloc(tep, strcmp(a->stream, "/") ? a->stream : "", &a->opts, &fc,
 				&stats);
 	if (!c) {
@@ -425,6 +430,7 @@ out:
 		ret = -1;
 	flame_collect_free(c);
 	flame_profile_free(&s.prof);
+	flame_gaps_free(&s.gaps);
 	flame_counts_free(&fc);
 	while (s.queue.nr) {
 		flame_profile_free(&s.queue.slots[s.queue.head]);

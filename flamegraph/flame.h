@@ -266,6 +266,7 @@ struct flame_args {
 	unsigned int		sym_flags;
 	bool			symbols;
 	bool			srcline;	/* --srcline: source files and lines (pprof, otlp) */
+	bool			time;		/* --time: each event's time since its task's last */
 	bool			verbose;
 	struct flame_options	opts;
 };
@@ -332,6 +333,20 @@ struct flame_pline {
 	long long		line;		/* 0: not known */
 };
 
+/*
+ * --time: each task's (tid's) last event's time, kept across periods and
+ * profiles, so that a gap is between a task's consecutive events of the
+ * whole trace or stream. A tid's count is its last time; one entry a tid
+ * seen, so at most pid_max's (PID_MAX_LIMIT, 4194304) entries.
+ */
+struct flame_gaps {
+	struct flame_counts	last;
+};
+
+int flame_gaps_next(struct flame_gaps *g, int tid, unsigned long long ts,
+		    unsigned long long *gap);
+void flame_gaps_free(struct flame_gaps *g);
+
 /* An event: its stack (location indices, the leaf first) and its labels */
 struct flame_psample {
 	unsigned long long	ts;		/* of the trace's clock */
@@ -341,11 +356,13 @@ struct flame_psample {
 	unsigned long		comm;		/* strings */
 	unsigned long		event;		/* strings: "system:name" */
 	unsigned long		buffer;		/* strings: the instance; 0 the top level */
+	unsigned long long	gap;		/* --time: since its task's previous event */
 };
 
 struct flame_profile {
 	struct ustack_symbolizer *sym;		/* the frames' (inlines, source lines); NULL none */
 	bool			srcline;	/* functions get their source file, lines their line */
+	struct flame_gaps	*gaps;		/* --time: the samples' gaps; NULL none (not freed) */
 	struct flame_dict	strings;	/* every name and label, valid UTF-8 */
 	struct flame_dict	mapping_keys;
 	struct flame_pmapping	*mappings;	/* by index - 1 */
@@ -428,6 +445,7 @@ struct flame_export {
 	size_t			nr_inputs;
 	struct ustack_symbolizer *sym;
 	bool			srcline;
+	struct flame_gaps	*gaps;		/* --time; NULL none */
 	struct flame_profile	prof;		/* the period's */
 	bool			started;
 	unsigned long long	start;		/* of the first period */

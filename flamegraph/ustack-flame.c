@@ -156,10 +156,11 @@ static void flame_say_empty(const struct flame_args *a, const struct flame_stats
 
 /*
  * The traces' samples counted; perf text written, samples kept for
- * speedscope (@tl), and for pprof and OTLP (@prof).
+ * speedscope (@tl), and for pprof and OTLP (@prof; with @gaps, --time).
  */
 static int read_traces(struct flame_args *a, struct flame_counts *fc, FILE *out,
-		       struct flame_timeline *tl, struct flame_profile *prof)
+		       struct flame_timeline *tl, struct flame_profile *prof,
+		       struct flame_gaps *gaps)
 {
 	struct flame_perf perf = { .out = out, .sym = a->opts.sym };
 	struct flame_stats stats = { 0 };
@@ -176,6 +177,7 @@ static int read_traces(struct flame_args *a, struct flame_counts *fc, FILE *out,
 	} else if (a->format == FLAME_FORMAT_PPROF || a->format == FLAME_FORMAT_OTLP) {
 		prof->sym = a->opts.sym;
 		prof->srcline = a->srcline;
+		prof->gaps = gaps;
 		a->opts.sample_func = flame_profile_sample;
 		a->opts.sample_context = prof;
 	}
@@ -279,6 +281,7 @@ static int export_traces(struct flame_args *a)
 		.srcline = a->srcline,
 	};
 	struct flame_counts fc = { 0 };
+	struct flame_gaps gaps = { 0 };
 	char host[256];
 	int ret;
 
@@ -288,10 +291,12 @@ static int export_traces(struct flame_args *a)
 		host[sizeof(host) - 1] = '\0';
 		e.res.host = host;
 	}
+	if (a->time)
+		e.gaps = &gaps;
 	a->format = FLAME_FORMAT_FOLDED;
 	a->opts.sample_func = flame_export_sample;
 	a->opts.sample_context = &e;
-	ret = read_traces(a, &fc, NULL, NULL, NULL);
+	ret = read_traces(a, &fc, NULL, NULL, NULL, NULL);
 	if (!ret)
 		ret = flame_export_flush(&e);
 	if (a->verbose || e.dropped)
@@ -300,6 +305,7 @@ static int export_traces(struct flame_args *a)
 			e.dir ? "written" : "sent", e.sent_events, e.dropped, e.dropped_events,
 			e.rejected, e.retries);
 	flame_export_free(&e);
+	flame_gaps_free(&gaps);
 	flame_counts_free(&fc);
 	return ret || e.dropped ? -1 : 0;
 }
@@ -353,6 +359,7 @@ int main(int argc, char **argv)
 	};
 	struct flame_timeline tl = { 0 };
 	struct flame_profile prof = { 0 };
+	struct flame_gaps gaps = { 0 };
 	struct flame_counts fc = { 0 };
 	struct flame_out out = { 0 };
 	int ret;
@@ -389,7 +396,8 @@ int main(int argc, char **argv)
 	}
 	if (flame_out_open(&out, a.output, a.inputs, a.nr_inputs + !!a.folded))
 		goto out;
-	if (a.folded ? read_folded(a.folded, &fc) : read_traces(&a, &fc, out.file, &tl, &prof))
+	if (a.folded ? read_folded(a.folded, &fc) : read_traces(&a, &fc, out.file, &tl, &prof,
+							     a.time ? &gaps : NULL))
 		goto close;
 	if (write_graph(&a, &fc, &tl, &prof, out.file)) {
 		fprintf(stderr, "ustack-flame: %s: %s\n", out.name, flame_strerror(errno));
@@ -403,6 +411,7 @@ out:
 	flame_counts_free(&fc);
 	flame_timeline_free(&tl);
 	flame_profile_free(&prof);
+	flame_gaps_free(&gaps);
 	ustack_symbolizer_free(a.opts.sym);
 	free(a.inputs);
 	return ret;
