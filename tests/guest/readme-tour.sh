@@ -140,11 +140,11 @@ receiver stream
 rmdir $T/instances/prof 2> /dev/null
 bash -e /tmp/tour-block.$b_stream > /tmp/tour.$b_stream 2>&1 &
 sblk=$!
-wait_until 120 test -d $T/instances/prof
-sleep 2
+# the program runs once the streamer has set the option (--deferred)
+wait_until 120 grep -qs 1 $T/instances/prof/options/user_stacktrace_deferred
 ./prog > /dev/null &
 prog=$!
-wait_until 120 grep -Eq "$RE" $W/stream.log
+wait_until 120 grep -Eqs "$RE" $W/stream.log
 kill $prog
 wait $prog 2> /dev/null
 pkill -INT -f 'ustack-flame --stream prof'
