@@ -4,7 +4,7 @@
 # check; tests/long/flame-stream.sh (make check-stream) is the long one,
 # with the default timeouts and --pprof-dir. A file of its own, not a mode
 # of the long one: the two share the receiver (tests/lib/otlp-receiver.py)
-# and nothing else.
+# and their setup (tests/lib/flame-stream.sh).
 # An instance with deferred user stacks (set by --deferred) is read while
 # ustack-sample makes 20 getppid calls at a time; a profile per 0.5 s
 # period is posted to the real OTLP/HTTP receiver on loopback, which
@@ -26,52 +26,7 @@
 # timeout: 300
 . "$(dirname "$0")/../lib/result.sh"
 . "$(dirname "$0")/../lib/ustack.sh"
-
-FLAME=$USTACK_TOP/build/flamegraph/ustack-flame
-RECV=$USTACK_TOP/tests/lib/otlp-receiver.py
-PROTO=$USTACK_TOP/flamegraph/proto
-NAME="flame-stream"
-I=$T/instances/$NAME
-CALLS=20
-# the sample's getppid stack as the receiver folds it, outermost first
-RE="^ustack-sample;([^;]*;)*main;sample_outer;sample_middle;ustack_lib_enter;ustack_lib_inner;ustack_lib_syscall [0-9]+\$"
-W=/tmp/stream
-pids=
-
-cleanup() {
-	local p
-
-	for p in $pids; do
-		kill -9 "$p" 2> /dev/null
-	done
-	wait 2> /dev/null
-	[ -d $I ] && { echo 0 > $I/events/enable; rmdir $I; }
-}
-trap cleanup EXIT
-
-if [ ! -x "$FLAME" ]; then
-	fail "ustack-flame built" "no $FLAME (make flamegraph)"
-	finish
-fi
-mkdir -p $W
-if ! /usr/bin/python3 -c 'import google.protobuf' 2> /dev/null ||
-   ! protoc -I "$PROTO" --python_out=$W otlp-profiles.proto; then
-	skip "ustack-flame --stream" "no protoc or python3-protobuf (make deps)"
-	finish
-fi
-rmdir $I 2> /dev/null
-mkdir $I || { fail "instance" "cannot create $I"; finish; }
-tw $I/events/syscalls/sys_enter_getppid/enable 1
-
-# receiver NAME PORT [PLAN]: a receiver (pid $recv_pid) on PORT (0: any), its port in $port
-receiver() {
-	rm -f $W/$1.port
-	/usr/bin/python3 "$RECV" $W "$2" $W/$1.port $W/$1.log "${3:-}" &
-	recv_pid=$!
-	pids="$pids $recv_pid"
-	wait_until 120 test -s $W/$1.port || { fail "$1: the receiver starts" "no port"; finish; }
-	port=$(cat $W/$1.port)
-}
+. "$(dirname "$0")/../lib/flame-stream.sh"
 
 # stream ERR ARGS...: the streamer (pid $flame) on the instance, its messages in $W/ERR
 stream() {
