@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The commands of README.md's tour, run exactly as written (issue 40):
-# every indented block of the "A tour" section that is not trace output is
+# every indented block of the "A tour" section that is not output (trace
+# or perf report's) is
 # taken from the README itself and run as a script, in a directory where
 # build/ is the repository's build tree and ./prog is ustack-sample (with
 # its library beside it, run by a two-line script that makes 20 calls,
@@ -40,7 +41,7 @@ awk -v out=/tmp/tour-block '
 blocks=$(cat /tmp/tour-block.count)
 cmds=
 for i in $(seq "$blocks"); do
-	if head -n 1 /tmp/tour-block.$i | grep -qE '\[[0-9]{3}\]|^ *=>'; then
+	if head -n 1 /tmp/tour-block.$i | grep -qE '\[[0-9]{3}\]|^ *=>|^# Samples:'; then
 		continue
 	fi
 	cmds="$cmds $i"
