@@ -10,7 +10,8 @@
 # trace-cmd report with each getppid's symbolized chain and no setting,
 # ustack-flame -f html, ustack-stitch, and stock kernelshark -p ustack on
 # the trace under Xvfb, the plugin loaded from KernelShark's directory and
-# drawing it; ustack-tools enabled the tables service's unit; then dpkg --purge
+# drawing it, and a screenshot of it; ustack-tools enabled the tables
+# service's unit; then dpkg --purge
 # leaves no file of ours and the unit no longer enabled. Then the kernel's
 # package (make deb-kernel, which make check runs): its /boot/vmlinuz is the
 # kernel built for it, and dpkg --purge leaves none of its files.
@@ -119,6 +120,8 @@ stdbuf -oL kernelshark -p ustack trace.dat >/tmp/ks.out 2>&1 &
 pid=$!
 ok=0
 wait_until 600 shown "Kernel Shark" && wait_until 600 grep -q '^draw cpu' /tmp/ks.log && ok=1
+# the screenshot the README's tour shows, of the drawn window
+[ $ok = 1 ] && xwd -root -silent | convert xwd:- png:/tmp/ks.png
 kill $pid
 wait $pid 2>/dev/null
 [ $ok = 1 ]
@@ -128,6 +131,8 @@ USTACK_KSHARK_LOG=/tmp/ks.log KS_USER_CACHE_DIR=/tmp/kscache \
 check "kernelshark -p ustack trace.dat: the plugin from $(dpkg -L kernelshark-plugin-ustack | grep '\.so$') draws the trace" \
 	sh -c 'grep -q "loading plugin \"ustack\" from /usr/lib/x86_64-linux-gnu/kernelshark/plugins/plugin-ustack.so" /tmp/ks.out &&
 	       grep -q "^draw cpu" /tmp/ks.log || { tail -n 3 /tmp/ks.out /tmp/ks.run; exit 1; }'
+check "a screenshot of it under Xvfb ($(stat -c %s /tmp/ks.png 2>/dev/null) bytes of PNG, $(identify -format '%wx%h, %k colors' /tmp/ks.png 2>/dev/null))" \
+	sh -c 'test "$(identify -format %k /tmp/ks.png 2>/dev/null)" -gt 16'
 
 dpkg --purge ustack-tools kernelshark-plugin-ustack trace-cmd-plugin-ustack libtracefs-ext-dev \
 	libtracefs-ext1 >/tmp/dpkg-r.log 2>&1
