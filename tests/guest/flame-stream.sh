@@ -75,24 +75,6 @@ run() {
 	calls=$((calls + CALLS))
 }
 
-# counts FILE: the numbers of the streamer's summary line in FILE
-counts() {
-	local f=$1
-
-	num() { sed -n "/--stream .* events read/s/$1/\\1/p" "$f"; }
-	read_n=$(num '.* \([0-9]*\) samples in [0-9]* periods.*')
-	sent=$(num '.*; \([0-9]*\) periods sent.*')
-	sent_n=$(num '.* periods sent (\([0-9]*\) samples).*')
-	edrop=$(num '.*, \([0-9]*\) dropped by the endpoint.*')
-	edrop_n=$(num '.* dropped by the endpoint (\([0-9]*\) samples.*')
-	qdrop=$(num '.*, \([0-9]*\) dropped from the full queue.*')
-	qdrop_n=$(num '.* dropped from the full queue (\([0-9]*\) samples).*')
-	overruns=$(num '.*ring buffer overruns: \([^;]*\);.*')
-	echo "    read $read_n; sent $sent ($sent_n), endpoint dropped $edrop ($edrop_n)," \
-		"queue dropped $qdrop ($qdrop_n); overruns $overruns"
-	[ -n "$read_n" ] || fail "the streamer's summary" "no summary line in $f"
-}
-
 # -- a receiver up, killed, started again on its port
 calls=0
 at "set up"

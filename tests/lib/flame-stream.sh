@@ -2,8 +2,8 @@
 # What the two tests of ustack-flame --stream share (tests/guest/flame-stream.sh,
 # make check's short one, and tests/long/flame-stream.sh, make
 # check-stream's): the instance $I with getppid events, the receiver's
-# Python module in $W, the cleanup of what they started ($pids), and
-# receiver(). Sourced after result.sh and ustack.sh.
+# Python module in $W, the cleanup of what they started ($pids),
+# receiver() and counts(). Sourced after result.sh and ustack.sh.
 
 FLAME=$USTACK_TOP/build/flamegraph/ustack-flame
 RECV=$USTACK_TOP/tests/lib/otlp-receiver.py
@@ -49,4 +49,20 @@ receiver() {
 	pids="$pids $recv_pid"
 	wait_until 120 test -s $W/$1.port || { fail "$1: the receiver starts" "no port"; finish; }
 	port=$(cat $W/$1.port)
+}
+
+# counts FILE: the numbers of the streamer's summary line in FILE
+counts() {
+	local f=$1
+
+	num() { sed -n "/--stream .* events read/s/$1/\\1/p" "$f"; }
+	read_n=$(num '.* \([0-9]*\) samples in [0-9]* periods.*')
+	periods=$(num '.* samples in \([0-9]*\) periods.*')
+	sent=$(num '.*; \([0-9]*\) periods sent.*')
+	sent_n=$(num '.* periods sent (\([0-9]*\) samples).*')
+	edrop=$(num '.*, \([0-9]*\) dropped by the endpoint.*')
+	edrop_n=$(num '.* dropped by the endpoint (\([0-9]*\) samples.*')
+	qdrop=$(num '.*, \([0-9]*\) dropped from the full queue.*')
+	qdrop_n=$(num '.* dropped from the full queue (\([0-9]*\) samples).*')
+	overruns=$(num '.*ring buffer overruns: \([^;]*\);.*')
 }
