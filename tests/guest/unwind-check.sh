@@ -9,7 +9,8 @@
 # of programs is traced, each kind of fast walk taken by some:
 #  - frame pointers only: ustack-sample, 64-bit and compat, Debian's tar
 #    and python3 with no table (stacks through code without frame
-#    pointers, cut where garbage begins), signal delivery (ustack-sigdeliver);
+#    pointers, cut where garbage begins), signal delivery (ustack-sigdeliver),
+#    frame pointers that cannot be followed (ustack-badfp);
 #  - SFrame sections: the SFrame builds of ustack-sample, ustack-bench
 #    (deep) and ustack-sigdeliver, the mixed build;
 #  - tables: the -fomit-frame-pointer builds and tar, python3, gzip with
@@ -65,6 +66,8 @@ tw $T/tracing_on 1
 traced "$SAMPLE" 20
 [ -x "$SAMPLE32" ] && traced "$SAMPLE32" 20
 traced "$P/ustack-sigdeliver"
+# frame pointers it cannot follow: both walks must say they were cut
+traced "$P/ustack-badfp"
 traced tar -cf /tmp/check.tar -C "$USTACK_TOP" tests/progs
 traced /usr/bin/python3 -c 'import json; print(len(json.dumps(list(range(1000)))))'
 
