@@ -82,6 +82,12 @@ part plot "$top/tests/bench/plot.sh" "$out"
 # noise: fp came out 0.71x of no perf at all).
 USTACK_ICOUNT=shift=0,sleep=off part perf "$top/scripts/guest-run.sh" --timeout 1200 -- \
 	bash "$top/tests/bench/perf-deferred.sh"
+# stock-exact: Debian's sqlite3 with its unwind tables loaded, every system
+# call recorded with deferred stacks (trace-cmd) and with perf --call-graph
+# dwarf (8 KiB, 32 KiB), and symbolized; under instruction counting on one
+# vCPU (with two, a task's CPU time holds the other vCPU's instructions).
+USTACK_SMP=1 USTACK_ICOUNT=shift=0,sleep=off part stock-exact "$top/scripts/guest-run.sh" \
+	--timeout 1500 -- bash "$top/tests/bench/stock-exact.sh" --rounds "${BENCH_STOCK_ROUNDS:-3}"
 echo
 echo "bench: seconds per part:"
 sed 's/^/  /' "$out/times.txt"

@@ -60,10 +60,10 @@ exit 0
 EOF
 chmod +x "$t/scripts/guest-run.sh" "$work/part"
 for p in ftrace-deferred profile-run floor compare report-plugin kshark-load flame-export \
-	 plot perf-deferred readme; do
+	 plot perf-deferred stock-exact readme; do
 	ln -s "$work/part" "$t/tests/bench/$p.sh"
 done
-parts="ftrace-icount profile-run floor ftrace-wall compare report-plugin kshark-load flame-export plot perf-deferred readme"
+parts="ftrace-icount profile-run floor ftrace-wall compare report-plugin kshark-load flame-export plot perf-deferred stock-exact readme"
 
 bench() {	# bench NAME [VAR=VALUE...]: the stub tree's make bench, into $work/NAME.out
 	local name=$1
