@@ -307,7 +307,8 @@ $(PROGS)/ustack-mremap: $(PROG_SRC)/mremap.c
 # (tests/progs/sframe-reg.c): libusf (static) re-encodes its own .sframe;
 # JIT copies, dlopen, fuzzing, signals, DRAP. Over the SFrame library.
 SFRAME_REG_SRC := $(addprefix $(PROG_SRC)/,sframe-reg.c sframe-reg-sec.c sframe-reg-jit.c \
-		  sframe-reg-fuzz.c sframe-reg-dl.c sframe-reg-flood.c sframe-reg-wide.c sframe-reg-asm.S)
+		  sframe-reg-fuzz.c sframe-reg-dl.c sframe-reg-flood.c sframe-reg-wide.c \
+		  sframe-reg-uffd.c sframe-reg-asm.S)
 SFRAME_REG_HDR := $(addprefix $(PROG_SRC)/,sframe-reg.h sframe-dev.h sample.h) sframe/include/usf.h
 
 # libusf.a is sframe/'s: its own make decides whether it is up to date.

@@ -105,6 +105,11 @@ int sr_wide_mode(long kib);
 /* sframe-reg-dl.c */
 int sr_dl_mode(int calls);
 
+/* sframe-reg-uffd.c: sections the kernel cannot read for a while */
+#define SR_UFFD_MAX	8
+void sr_uffd_hold(struct sr_buf *bufs, int n);
+void sr_uffd_release(struct sr_buf *bufs, int n);
+
 /* sframe-reg-asm.S */
 long sr_call_nofp(void *fn, uint64_t *ra, long arg);
 long sr_call_fp(long (*fn)(long), long arg);
