@@ -30,6 +30,8 @@ copy of the stack ended before the walk did) and up to 3 "diff" blocks each.
 table: ROUNDS_CSV has a line per round and mode (none, deferred, dwarf,
 dwarf32k): "round,mode,prog_us,rec_us,bytes,sym_us,flame_us", CPU times in
 microseconds (user + system; under -icount, 1 us = 1000 instructions).
+Round 1 may have the same of /bin/true (modes "start-MODE"): printed as
+the start-up, with what the rest of CPU in all comes to per call.
 Per round, a mode's CPU in all is what it adds to the program's CPU time
 over the round's run without recording, plus the recorder's, plus the
 symbolizer's (trace-cmd report with the plugin; perf script). A ratio is
@@ -268,6 +270,24 @@ def table(argv):
     print("deferred recording: %.1f ms (in all with it: %.1f ms)" % (
         fl / 1e3, median([in_all(r, "deferred") - r["deferred"]["sym_us"] +
                           r["deferred"]["flame_us"] for r in rounds]) / 1e3))
+    st = rounds[0]
+    if all("start-" + m in st for m in ("none", "deferred", "dwarf", "dwarf32k")):
+        # the same of /bin/true: the start-up, and what is left per call
+        def start(m):
+            return (st["start-" + m]["prog_us"] - st["start-none"]["prog_us"] +
+                    st["start-" + m]["rec_us"] + st["start-" + m]["sym_us"])
+        print("start-up, the same of /bin/true (once): recorder ms, symbolizer ms, bytes")
+        for m in ("deferred", "dwarf", "dwarf32k"):
+            print("  %-18s %12.1f %12.1f %10d" % (
+                names[m], st["start-" + m]["rec_us"] / 1e3, st["start-" + m]["sym_us"] / 1e3,
+                st["start-" + m]["bytes"]))
+        n = calls.get("deferred", 0)
+        per = {m: (median([in_all(r, m) for r in rounds]) - start(m)) / n if n else 0
+               for m in ("deferred", "dwarf", "dwarf32k")}
+        print("CPU in all beyond the start-up, per call of the program: deferred %.1f us;" %
+              per["deferred"])
+        print("  perf / deferred: dwarf (8 KiB) %.1fx, dwarf,32768 %.1fx" % (
+            ratio(per["dwarf"], per["deferred"]), ratio(per["dwarf32k"], per["deferred"])))
     print("stacks: system calls of the program recorded: deferred %d, dwarf %d, dwarf,32768 %d;" %
           (calls.get("deferred", 0), calls.get("dwarf", 0), calls.get("ref", 0)))
     print("  %.1f frames a stack (deferred); equal to dwarf,32768's: deferred %d of %d, dwarf %d of %d" %

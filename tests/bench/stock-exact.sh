@@ -16,6 +16,7 @@
 # tree, its children reaped, less the program's), the bytes of the file it
 # wrote, and the CPU time to turn it into symbolized stacks (trace-cmd
 # report with the plugin, perf script; ustack-flame's folded output too).
+# And, once, the same of /bin/true: what each costs before the first call.
 # The modes are interleaved within a round; tests/bench/stock-exact.py
 # prints the medians and, per round, perf's figure over deferred's, with
 # their spread, and the goal lines. Once, the stacks: the deferred ones and
@@ -94,22 +95,24 @@ cputime() {
 	sed -n 's/^cputime_us //p' "$1" | sed -n '1p;$p' | tr '\n' ' '
 }
 
-# run MODE: one run; prints "prog_us rec_us bytes sym_us flame_us", its
-# outputs left in MODE.* (out.MODE.rec: the recorder's and program's stderr)
+# run MODE [COMMAND...]: one run of COMMAND (default: the workload);
+# prints "prog_us rec_us bytes sym_us flame_us", its outputs left in
+# MODE.* (MODE.rec: the recorder's and the program's stderr)
 run() {
 	local m=$1 p t b=0 s=0 fl=0 cg
 
+	shift
+	[ $# -gt 0 ] || set -- $SQLITE db ".read work.sql"
 	rm -f db db-journal
 	case $m in
 	none)
-		"$CPUTIME" $SQLITE db ".read work.sql" > "$m.out" 2> "$m.rec"
+		"$CPUTIME" "$@" > "$m.out" 2> "$m.rec"
 		read -r p t <<< "$(cputime "$m.rec")"
 		echo "$p 0 0 0 0"
 		return ;;
 	deferred)
 		"$CPUTIME" trace-cmd record -q -o "$m.dat" -O user_stacktrace_deferred \
-			-e raw_syscalls:sys_enter -F -c "$CPUTIME" $SQLITE db ".read work.sql" \
-			> "$m.out" 2> "$m.rec"
+			-e raw_syscalls:sys_enter -F -c "$CPUTIME" "$@" > "$m.out" 2> "$m.rec"
 		b=$(stat -c %s "$m.dat")
 		s=$("$CPUTIME" trace-cmd report -i "$m.dat" 2>&1 > "$m.report" |
 		    sed -n 's/^cputime_us //p')
@@ -119,8 +122,7 @@ run() {
 		cg=dwarf
 		[ $m = dwarf32k ] && cg=dwarf,32768
 		"$CPUTIME" "$PERF" record -q -e raw_syscalls:sys_enter --call-graph $cg -m 64M \
-			-o "$m.data" -- "$CPUTIME" $SQLITE db ".read work.sql" \
-			> "$m.out" 2> "$m.rec"
+			-o "$m.data" -- "$CPUTIME" "$@" > "$m.out" 2> "$m.rec"
 		b=$(stat -c %s "$m.data")
 		s=$("$CPUTIME" "$PERF" script -i "$m.data" 2>&1 > "$m.script" |
 		    sed -n 's/^cputime_us //p') ;;
@@ -147,6 +149,12 @@ for r in $(seq 1 "$ROUNDS"); do
 		fi
 		rm -f "$m".dat "$m".data "$m".report "$m".script "$m".folded
 	done
+done
+# what each costs with no work to record: the same of /bin/true, once
+for m in none deferred dwarf dwarf32k; do
+	read -r p c b s fl <<< "$(run $m /bin/true)"
+	echo "1,start-$m,${p:-0},${c:-0},${b:-0},${s:-0},${fl:-0}" >> rounds.csv
+	rm -f "$m".dat "$m".data "$m".report "$m".script "$m".folded
 done
 python3 "$PY" stacks deferred.nosym dwarf32k.frames dwarf=dwarf.frames > stacks.out
 grep -v '^diff\|^  ' stacks.out | sed 's/^/  /'

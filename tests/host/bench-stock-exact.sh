@@ -97,6 +97,15 @@ check "table: bytes 80x met, the program 1.8x met" sh -c \
 check "table: equal stacks met, 3 of 3" grep -q "^goal: every deferred stack .*: met, 3 of 3" "$work/tab"
 check "table: no goal missed, no noise" sh -c "! grep -q 'MISSED\|NOISE' '$work/tab'"
 
+# the start-up of each, once: per call beyond it 50 us, 8 KiB 66.7 us, 32 KiB 400 us
+printf '1,start-none,500,0,0,0,0\n1,start-deferred,600,100,900,50,40\n' >> "$work/r.csv"
+printf '1,start-dwarf,600,1000,9000,2900,0\n1,start-dwarf32k,600,1000,9000,2500,0\n' >> "$work/r.csv"
+"$py" table "$work/r.csv" "$work/eq" > "$work/tab" 2>&1
+check "table: the start-up, and CPU in all beyond it per call (50 us; 1.3x, 8.0x)" sh -c \
+	"grep -q '^  perf dwarf,32768 *1.0 *2.5 *9000$' '$work/tab' &&
+	 grep -q 'per call of the program: deferred 50.0 us;' '$work/tab' &&
+	 grep -q '^  perf / deferred: dwarf (8 KiB) 1.3x, dwarf,32768 8.0x$' '$work/tab'"
+
 sed -i 's/^2,dwarf,1200,1000,40000,3000,0/2,dwarf,1000,300,10000,500,0/' "$work/r.csv"
 sed -i 's/equal deferred 3 of 3/equal deferred 2 of 3/' "$work/eq"
 "$py" table "$work/r.csv" "$work/eq" > "$work/tab" 2>&1
