@@ -308,7 +308,7 @@ $(PROGS)/ustack-mremap: $(PROG_SRC)/mremap.c
 # JIT copies, dlopen, fuzzing, signals, DRAP. Over the SFrame library.
 SFRAME_REG_SRC := $(addprefix $(PROG_SRC)/,sframe-reg.c sframe-reg-sec.c sframe-reg-jit.c \
 		  sframe-reg-fuzz.c sframe-reg-dl.c sframe-reg-flood.c sframe-reg-wide.c \
-		  sframe-reg-uffd.c sframe-reg-asm.S)
+		  sframe-reg-uffd.c sframe-reg-race.c sframe-reg-asm.S)
 SFRAME_REG_HDR := $(addprefix $(PROG_SRC)/,sframe-reg.h sframe-dev.h sample.h) sframe/include/usf.h
 
 # libusf.a is sframe/'s: its own make decides whether it is up to date.
@@ -317,7 +317,7 @@ $(BUILD)/sframe/libusf.a: FORCE
 
 $(PROGS)/sframe/ustack-sframe-reg: $(SFRAME_REG_SRC) $(SFRAME_REG_HDR) \
 		$(PROGS)/sframe/libustack-sample.so $(BUILD)/sframe/libusf.a
-	$(Q)$(CC) $(SFRAME_CFLAGS) -D_GNU_SOURCE -Isframe/include -fPIE -pie -o $@ \
+	$(Q)$(CC) $(SFRAME_CFLAGS) -D_GNU_SOURCE -Isframe/include -fPIE -pie -pthread -o $@ \
 		$(SFRAME_REG_SRC) $(BUILD)/sframe/libusf.a -L$(@D) -lustack-sample -ldl \
 		-Wl,-rpath,'$$ORIGIN'
 

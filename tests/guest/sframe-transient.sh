@@ -12,6 +12,14 @@
 # kernel that took the fault for corruption dropped both sections for the
 # rest of the process (sections_corrupt grew, and the last calls were
 # frame-pointer guesses).
+#
+# And a section found corrupt is dropped only while it is still the one
+# registered for its text (N12's "sframe_drop() does not recheck"):
+# ustack-sframe-reg droprace holds a walk in a fault on section A's
+# buffer (userfaultfd), replaces A by B for the same text meanwhile, then
+# gives A's buffer back corrupt. The walk drops A (sections_corrupt grows
+# by one), and B must stay: the 3 calls after are B's exact chain. A
+# kernel that dropped whatever was registered at the address dropped B.
 # kernels: normal debug
 # timeout: 200
 . "$(dirname "$0")/../lib/result.sh"
@@ -53,4 +61,17 @@ check "released: the 5 later calls are the exact chain again ($exact of $n, $non
 	test "$n" = 5 -a "$exact" = 5
 sfr=$(sed -n '6,10p' /tmp/transient.stacks | grep -c 'unwind=sframe$\|unwind=sframe ')
 check "released: the 5 later stacks are SFrame only ($sfr)" test "$sfr" = 5
+
+# ---- the drop of a corrupt section that was replaced meanwhile ----
+corrupt=$(stat sections_corrupt)
+sr_run droprace droprace
+grep '^droprace' /tmp/droprace.out
+check "droprace: every step done (exit $SR_RC)" \
+	sh -c "[ $SR_RC = 0 ] && grep -q 'walk waits on section A' /tmp/droprace.out &&
+	       grep -q 'A unregistered: ok' /tmp/droprace.out &&
+	       grep -q 'B registered' /tmp/droprace.out &&
+	       grep -q 'B unregistered at the end: ok' /tmp/droprace.out"
+check "droprace: the held walk found A corrupt ($corrupt -> $(stat sections_corrupt))" \
+	test "$(stat sections_corrupt)" = $((corrupt + 1))
+sr_expect "droprace: B's 3 calls after, walked by B" droprace $SR_PID
 finish

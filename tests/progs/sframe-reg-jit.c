@@ -115,8 +115,16 @@ uint8_t *sr_jit_map(void *at)
 	return p;
 }
 
-/* A section for the copy of [@from, +@len) at @to, registered. */
-static void sr_jit_register(uint64_t from, uint64_t len, uint8_t *to, struct sr_buf *buf)
+/**
+ * sr_jit_register - a section for the copy of [@from, +@len) at @to, registered
+ * @from: where the functions are in the executable
+ * @len: bytes
+ * @to: where their copy is
+ * @buf: the section's buffer
+ *
+ * Exits on failure.
+ */
+void sr_jit_register(uint64_t from, uint64_t len, uint8_t *to, struct sr_buf *buf)
 {
 	struct usf_section sec;
 	int ret;
@@ -134,12 +142,20 @@ static void sr_jit_register(uint64_t from, uint64_t len, uint8_t *to, struct sr_
 	}
 }
 
-/*
- * Call the copy at @at with rbp = 0 (sr_call_nofp) and print the frames
- * its stack must start with: the copy's system call return, sr_call_nofp,
- * our caller, its caller.
+/**
+ * sr_jit_call - call a JIT copy and print the frames its stack must start with
+ * @name: the expect line's name
+ * @kind: exact or prefix
+ * @at: the copy
+ * @sys_off: the offset of its system call's return in it
+ * @planted: its argument
+ *
+ * Calls it with rbp = 0 (sr_call_nofp); the frames: the copy's system call
+ * return, sr_call_nofp, our caller, its caller.
+ *
+ * Return: what the copy returned.
  */
-NOINLINE static long sr_jit_call(const char *name, const char *kind, uint8_t *at,
+NOINLINE long sr_jit_call(const char *name, const char *kind, uint8_t *at,
 				 uint64_t sys_off, long planted)
 {
 	char f0[64], f1[512], f2[512], f3[512];

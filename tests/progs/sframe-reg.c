@@ -31,6 +31,8 @@
  *   signal       a signal handler makes the call
  *   transient N  register, then N calls while the kernel cannot read the
  *                sections (sframe-reg-uffd.c), then N with them back
+ *   droprace     a walk that finds a section corrupt after it was replaced
+ *                (sframe-reg-race.c)
  *   deep D N [nodrap|fp]   D + 1 recursive frames, a DRAP frame (not with
  *                nodrap; with fp called through sr_call_fp, a frame no
  *                table describes), a realigned frame and alloca, then N
@@ -339,7 +341,7 @@ static void sr_usage(void)
 {
 	fprintf(stderr, "usage: ustack-sframe-reg [-v 0|1|2|2p|3] [-e BLOB] [-d] MODE [ARGS]\n"
 		"modes: calls N | late N | fork N | jit | dl N | fuzz N SEED | signal |\n"
-		"       transient N |\n"
+		"       transient N | droprace |\n"
 		"       deep D N [nodrap|fp] | errors | libc N BLOB |\n"
 		"       flood N SIZE exit|fork|munmap|exec|threads | mapflood N FILE |\n"
 		"       wide KIB\n");
@@ -401,6 +403,8 @@ int main(int argc, char **argv)
 		ret = sr_wide_mode(strtol(argv[0], NULL, 0));
 	} else if (!strcmp(mode, "mapflood") && argc == 2) {
 		ret = sr_mapflood_mode(strtoul(argv[0], NULL, 0), argv[1]);
+	} else if (!strcmp(mode, "droprace") && !argc) {
+		ret = sr_droprace_mode();
 	} else if (!strcmp(mode, "transient") && argc == 1) {
 		/* N calls while no section can be read, then N with them back */
 		n = sr_register_objs(NULL, bufs, 8);

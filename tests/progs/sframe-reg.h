@@ -87,6 +87,9 @@ void sr_die(const char *what) __attribute__((noreturn));
 void sr_jit_section(uint64_t from, uint64_t len, uint64_t to, struct usf_section *out);
 uint8_t *sr_jit_map(void *at);
 void sr_jit_place(uint8_t *at, const void *code, size_t len);
+void sr_jit_register(uint64_t from, uint64_t len, uint8_t *to, struct sr_buf *buf);
+long sr_jit_call(const char *name, const char *kind, uint8_t *at, uint64_t sys_off,
+		 long planted);
 int sr_jit_mode(void);
 int sr_jit_fork_setup(void);
 void sr_jit_fork_done(void);
@@ -109,6 +112,9 @@ int sr_dl_mode(int calls);
 #define SR_UFFD_MAX	8
 void sr_uffd_hold(struct sr_buf *bufs, int n);
 void sr_uffd_release(struct sr_buf *bufs, int n);
+
+/* sframe-reg-race.c: a corrupt section's drop against a new one */
+int sr_droprace_mode(void);
 
 /* sframe-reg-asm.S */
 long sr_call_nofp(void *fn, uint64_t *ra, long arg);
