@@ -86,8 +86,13 @@ USTACK_ICOUNT=shift=0,sleep=off part perf "$top/scripts/guest-run.sh" --timeout 
 # call recorded with deferred stacks (trace-cmd) and with perf --call-graph
 # dwarf (8 KiB, 32 KiB), and symbolized; under instruction counting on one
 # vCPU (with two, a task's CPU time holds the other vCPU's instructions).
+# Every round's figures go to stock-exact-rounds.csv.
+rm -rf "$out/guest-stock-exact"
 USTACK_SMP=1 USTACK_ICOUNT=shift=0,sleep=off part stock-exact "$top/scripts/guest-run.sh" \
-	--timeout 1500 -- bash "$top/tests/bench/stock-exact.sh" --rounds "${BENCH_STOCK_ROUNDS:-3}"
+	--res "$out/guest-stock-exact" --timeout 1500 -- \
+	bash "$top/tests/bench/stock-exact.sh" --rounds "${BENCH_STOCK_ROUNDS:-3}"
+cp "$out/guest-stock-exact/rounds.csv" "$out/stock-exact-rounds.csv" 2>/dev/null
+rm -rf "$out/guest-stock-exact"
 echo
 echo "bench: seconds per part:"
 sed 's/^/  /' "$out/times.txt"
