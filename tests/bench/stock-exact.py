@@ -266,10 +266,12 @@ def table(argv):
             col(lambda r: r[m]["bytes"]), col(lambda r: r[m]["sym_us"]) / 1e3,
             col(lambda r: in_all(r, m)) / 1e3))
     fl = median([r["deferred"]["flame_us"] for r in rounds])
+    fv = [in_all(r, "deferred") - r["deferred"]["sym_us"] + r["deferred"]["flame_us"]
+          for r in rounds]
     print("symbolize: trace-cmd report with the plugin; perf script. ustack-flame (folded) on the")
-    print("deferred recording: %.1f ms (in all with it: %.1f ms)" % (
-        fl / 1e3, median([in_all(r, "deferred") - r["deferred"]["sym_us"] +
-                          r["deferred"]["flame_us"] for r in rounds]) / 1e3))
+    print("deferred recording: %.1f ms (in all with it: %.1f ms; perf dwarf,32768 / it %.2fx)" % (
+        fl / 1e3, median(fv) / 1e3,
+        median([ratio(in_all(r, "dwarf32k"), v) for r, v in zip(rounds, fv)])))
     st = rounds[0]
     if all("start-" + m in st for m in ("none", "deferred", "dwarf", "dwarf32k")):
         # the same of /bin/true: the start-up, and what is left per call
