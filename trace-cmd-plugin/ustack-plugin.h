@@ -27,6 +27,13 @@ int tracecmd_is_buffer_instance(struct tracecmd_input *handle);
 int tracecmd_page_size(struct tracecmd_input *handle);
 struct tep_record *tracecmd_read_cpu_last(struct tracecmd_input *handle, int cpu);
 extern __thread struct tracecmd_input *tracecmd_curr_thread_handle;
+/* The same, for reading a file's headers in steps (ustack-head.c). */
+struct tracecmd_input *tracecmd_alloc_fd(int fd, int flags);
+int tracecmd_read_headers(struct tracecmd_input *handle, int state);
+int tracecmd_get_file_state(struct tracecmd_input *handle);
+/* Values of its enum tracecmd_file_states: the headers read up to */
+#define UP_FILE_ALL_EVENTS	4	/* the event formats */
+#define UP_FILE_KALLSYMS	5	/* the kernel's symbols */
 
 /* Default of the option ustack_window: events held while a stack is awaited. */
 #define UP_WINDOW_DEFAULT	16384
@@ -142,6 +149,10 @@ int up_texts_init(struct up_texts *texts, bool symbols, unsigned int sym_flags,
 void up_texts_clear(struct up_texts *texts) __hidden;
 struct up_text *up_text_get(struct up_texts *texts, const struct ustack_stack *stack) __hidden;
 void up_text_put(struct up_text *text) __hidden;
+
+/* ---- ustack-head.c: the file opened again, its kallsyms left out ---- */
+
+struct tracecmd_input *up_head_open(const char *file) __hidden;
 
 /* ---- ustack-reader.c: the records of the file ---- */
 

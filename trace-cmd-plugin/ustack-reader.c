@@ -24,12 +24,13 @@
 int up_reader_open_handle(struct up_reader *rd)
 {
 	/*
-	 * tracecmd_open() in two steps: when tracecmd_init_data() fails (a
+	 * tracecmd_open() in two steps, the headers read without the kernel's
+	 * symbols (ustack-head.c): when tracecmd_init_data() fails (a
 	 * damaged file), libtracecmd 3.1.6's tracecmd_close() of the handle
 	 * crashes (a CPU's list of page maps is not set up yet). The handle is
 	 * then left open.
 	 */
-	rd->top = tracecmd_open_head(rd->file, TRACECMD_FL_LOAD_NO_PLUGINS);
+	rd->top = up_head_open(rd->file);
 	if (!rd->top || tracecmd_init_data(rd->top) < 0) {
 		rd->top = NULL;
 		errno = EIO;	/* libtracecmd's errno is not meaningful here */
