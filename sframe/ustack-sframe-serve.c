@@ -11,6 +11,10 @@
  *                                 ld.so are mapped by then
  *   syscalls/sys_enter_mmap       filtered on PROT_EXEC: ld.so (or
  *                                 dlopen()) maps a library's text
+ *   syscalls/sys_enter_mprotect   filtered on PROT_READ alone: ld.so
+ *                                 makes a library's RELRO read-only,
+ *                                 after its mmap()s are done and before
+ *                                 the program runs
  *
  * On each event it reads the process's executable mappings and opens each
  * file through /proc/PID/map_files (ustack-sframe-files.c): the very file
@@ -19,14 +23,20 @@
  * A file's table comes from the cache (usf-cache.h) when its build-id,
  * size and keyed hash match, else it is converted and stored there, then
  * loaded with a descriptor of the file. At start it does the same for
- * every running process (load --mapped).
+ * every running process (load --mapped), and again after root removed
+ * tables; that scan of every process is done one process at a time
+ * between reads of the events (usf_serve_slice()), so that a program
+ * started meanwhile is served at the next read, not after the whole scan.
  *
  * --events FILE reads event lines from FILE (a trace_pipe written by a
  * test) instead of its instance, and stops at its end.
  */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +57,10 @@
 #define USF_SERVE_STATUS	"/run/ustack-sframe-serve.status"
 #define USF_SERVE_BUF		65536
 #define USF_SERVE_PIDS		256
+/* processes of a scan of every process between two reads of the events */
+#define USF_SERVE_SLICE		1
+/* a process's maps read again this long after its last PROT_EXEC mmap */
+#define USF_SERVE_RECHECK_MS	10
 
 /* What the service did */
 struct usf_serve {
@@ -55,6 +69,7 @@ struct usf_serve {
 	const char		*status;
 	unsigned long		events;
 	unsigned long		scans;
+	unsigned long		rechecks;	/* scans again after an mmap */
 	unsigned long		loaded;
 	unsigned long		already;
 	unsigned long		no_table;
@@ -64,6 +79,15 @@ struct usf_serve {
 	uint64_t		loaded_bytes;
 	long			tables;		/* in the kernel after our last batch */
 	unsigned long		rescans;	/* after tables were removed */
+	bool			serving;	/* the first scan of every process is done */
+	int			*todo;		/* a scan of every process: the pids */
+	size_t			nr_todo;
+	size_t			next_todo;	/* the next one to scan */
+	size_t			alloc_todo;
+	/* processes of mmap events, to scan again (the mapping may be late) */
+	int			recheck[USF_SERVE_PIDS];
+	double			recheck_due;	/* ms, CLOCK_MONOTONIC */
+	int			nr_recheck;
 };
 
 static volatile sig_atomic_t usf_serve_stop;
@@ -80,6 +104,14 @@ static double usf_cpu_now(void)
 
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double usf_ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 /* Write @s to tracefs file @file (under @sv->tracefs); -1 with errno */
@@ -171,7 +203,8 @@ static void usf_serve_status(const struct usf_serve *sv, const struct usf_walk *
 	char tmp[4096];
 	FILE *f;
 
-	if (!sv->status || !*sv->status)
+	/* no status file until the first scan is done: its presence says so */
+	if (!sv->serving || !sv->status || !*sv->status)
 		return;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", sv->status);
 	f = fopen(tmp, "we");
@@ -179,10 +212,11 @@ static void usf_serve_status(const struct usf_serve *sv, const struct usf_walk *
 		return;
 	fprintf(f, "pid %d\nevents %lu\nscans %lu\nfiles %zu\nknown %lu\nuntrusted %u\nunopened %u\n"
 		"loaded %lu\nloaded_bytes %llu\nalready %lu\nno_table %lu\nrefused %lu\n"
-		"converted %lu\nconvert_cpu_s %.3f\nrescans %lu\n", (int)getpid(), sv->events, sv->scans,
-		walk->nr_seen, walk->known, walk->untrusted, walk->unopened, sv->loaded,
-		(unsigned long long)sv->loaded_bytes, sv->already, sv->no_table, sv->refused,
-		sv->converted, sv->convert_s, sv->rescans);
+		"converted %lu\nconvert_cpu_s %.3f\nrescans %lu\npending %zu\nrechecks %lu\n",
+		(int)getpid(), sv->events, sv->scans, walk->nr_seen, walk->known,
+		walk->untrusted, walk->unopened, sv->loaded, (unsigned long long)sv->loaded_bytes,
+		sv->already, sv->no_table, sv->refused, sv->converted, sv->convert_s, sv->rescans,
+		sv->nr_todo - sv->next_todo, sv->rechecks);
 	if (cs)
 		fprintf(f, "cache_hits %llu\ncache_misses %llu\ncache_rejected %llu\n"
 			"cache_stored %llu\ncache_evicted %llu\ncache_bytes %llu\n",
@@ -196,16 +230,23 @@ static void usf_serve_status(const struct usf_serve *sv, const struct usf_walk *
 /*
  * The pid of a trace_pipe line ("COMM-PID [CPU] FLAGS TIME: EVENT: ..."),
  * or -1: the digits between the last '-' and the " [" of the CPU before
- * the event's name (a COMM may hold '-', ' ' and '[').
+ * the event's name (a COMM may hold '-', ' ' and '['). *@mmap: the event
+ * is an mmap, whose mapping may not be there yet (not an exec or an
+ * mprotect, which come after the mappings).
  */
-static int usf_serve_line_pid(const char *line)
+static int usf_serve_line_pid(const char *line, bool *mmap)
 {
 	const char *ev = strstr(line, ": sched_process_exec:");
 	const char *p, *end;
 	long pid;
 
+	*mmap = false;
 	if (!ev)
+		ev = strstr(line, ": sys_mprotect(");
+	if (!ev) {
 		ev = strstr(line, ": sys_mmap(");
+		*mmap = true;
+	}
 	if (!ev)
 		return -1;
 	for (p = ev; p > line; p--) {
@@ -235,17 +276,52 @@ static void usf_serve_scan(struct usf_serve *sv, struct usf_walk *walk, const in
 			sv->scans++;
 }
 
+/*
+ * Scan again the processes of mmap events (@all: now; else once no such
+ * event came for USF_SERVE_RECHECK_MS): sys_enter_mmap comes before the
+ * mapping is there, and the event may be read before the mmap() is done.
+ */
+static void usf_serve_recheck(struct usf_serve *sv, struct usf_walk *walk, bool all)
+{
+	int i;
+
+	if (!sv->nr_recheck || (!all && usf_ms_now() < sv->recheck_due))
+		return;
+	for (i = 0; i < sv->nr_recheck; i++)
+		if (!usf_walk_pid(walk, sv->recheck[i]))
+			sv->rechecks++;
+	sv->nr_recheck = 0;
+}
+
+/* Process @pid made a PROT_EXEC mmap: scanned again once it is done */
+static void usf_serve_recheck_add(struct usf_serve *sv, struct usf_walk *walk, int pid)
+{
+	int i;
+
+	for (i = 0; i < sv->nr_recheck && sv->recheck[i] != pid; i++)
+		;
+	if (i == sv->nr_recheck) {
+		if (sv->nr_recheck == USF_SERVE_PIDS)
+			usf_serve_recheck(sv, walk, true);
+		sv->recheck[sv->nr_recheck++] = pid;
+	}
+	sv->recheck_due = usf_ms_now() + USF_SERVE_RECHECK_MS;
+}
+
 /* Scan the processes of the events in @buf (whole lines) */
 static void usf_serve_lines(struct usf_serve *sv, struct usf_walk *walk, char *buf)
 {
 	int pids[USF_SERVE_PIDS], nr = 0, pid, i;
 	char *line, *save = NULL;
+	bool mmap;
 
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		pid = usf_serve_line_pid(line);
+		pid = usf_serve_line_pid(line, &mmap);
 		if (pid < 0 || pid == getpid())
 			continue;
 		sv->events++;
+		if (mmap)
+			usf_serve_recheck_add(sv, walk, pid);
 		for (i = 0; i < nr && pids[i] != pid; i++)
 			;
 		if (i < nr)
@@ -277,42 +353,136 @@ static long usf_serve_tables(const struct usf_serve *sv)
 }
 
 /*
+ * A scan of every process running now: their pids, scanned a slice at a
+ * time by usf_serve_slice(). A scan under way is started again.
+ */
+static void usf_serve_plan(struct usf_serve *sv)
+{
+	struct dirent *d;
+	DIR *proc;
+	int *p;
+
+	sv->nr_todo = sv->next_todo = 0;
+	proc = opendir("/proc");
+	if (!proc)
+		usf_die("/proc: %s", strerror(errno));
+	while ((d = readdir(proc))) {
+		if (!isdigit((unsigned char)d->d_name[0]))
+			continue;
+		if (sv->nr_todo == sv->alloc_todo) {
+			sv->alloc_todo = sv->alloc_todo ? 2 * sv->alloc_todo : 256;
+			p = realloc(sv->todo, sv->alloc_todo * sizeof(*p));
+			if (!p)
+				usf_die("out of memory");
+			sv->todo = p;
+		}
+		sv->todo[sv->nr_todo++] = atoi(d->d_name);
+	}
+	closedir(proc);
+}
+
+static bool usf_serve_busy(const struct usf_serve *sv)
+{
+	return sv->next_todo < sv->nr_todo;
+}
+
+/*
  * Fewer tables than after our last batch: root removed some (remove), or
  * a load of someone else's made room. The files seen are forgotten, so the
  * processes of this batch get their tables back first; then every process
- * is scanned again (usf_serve_rescan()). Tables still loaded are EEXIST;
- * the others come from the cache. Return: true when a rescan is due.
+ * is scanned again, a slice between two reads of the events (tables still
+ * loaded are EEXIST, the others come from the cache).
  */
-static bool usf_serve_check_removed(struct usf_serve *sv, struct usf_walk *walk)
+static void usf_serve_check_removed(struct usf_serve *sv, struct usf_walk *walk)
 {
 	long n = usf_serve_tables(sv);
 
 	if (n < 0 || sv->tables < 0 || n >= sv->tables)
-		return false;
+		return;
 	printf("tables removed from the kernel (%ld, were %ld): loading again what runs\n",
 	       n, sv->tables);
 	usf_walk_release(walk);
 	walk->untrusted = walk->unopened = 0;
-	return true;
+	usf_serve_plan(sv);
 }
 
-/* After usf_serve_check_removed(): every process, once this batch's are done */
-static void usf_serve_rescan(struct usf_serve *sv, struct usf_walk *walk)
+/*
+ * The next USF_SERVE_SLICE processes of the scan of every process (those
+ * still there). Its end is said once: "serving" after the first scan,
+ * "rescan done" after one that tables removed from the kernel started.
+ * Tables removed since the last count are looked for first (the scan
+ * starts again); the count is taken again after the slice.
+ */
+static void usf_serve_slice(struct usf_serve *sv, struct usf_walk *walk)
 {
-	usf_walk_mapped(walk);
-	sv->rescans++;
+	size_t end;
+
+	usf_serve_check_removed(sv, walk);
+	end = sv->next_todo + USF_SERVE_SLICE;
+	while (usf_serve_busy(sv) && sv->next_todo < end && !usf_serve_stop)
+		if (!usf_walk_pid(walk, sv->todo[sv->next_todo++]))
+			sv->scans++;
+	sv->tables = usf_serve_tables(sv);
+	if (usf_serve_busy(sv) || usf_serve_stop)
+		return;
+	sv->nr_todo = sv->next_todo = 0;
+	if (!sv->serving) {
+		sv->serving = true;
+		printf("serving: %zu files seen, %lu loaded, %lu already loaded, %lu without a table, %u not trusted\n",
+		       walk->nr_seen, sv->loaded, sv->already, sv->no_table, walk->untrusted);
+	} else {
+		sv->rescans++;
+		printf("rescan done: %zu files seen, %lu loaded, %lu already loaded in all\n",
+		       walk->nr_seen, sv->loaded, sv->already);
+	}
+	usf_serve_status(sv, walk);
 }
 
-/* Read event lines from @fd until its end or a signal */
+/*
+ * How long to wait for events (poll()'s timeout): not at all while a scan
+ * of every process is under way, until the next recheck is due, else
+ * until an event comes.
+ */
+static int usf_serve_timeout(const struct usf_serve *sv)
+{
+	double ms;
+
+	if (usf_serve_busy(sv))
+		return 0;
+	if (!sv->nr_recheck)
+		return -1;
+	ms = sv->recheck_due - usf_ms_now();
+	return ms > 0 ? (int)ms + 1 : 0;
+}
+
+/*
+ * Read event lines from @fd until its end or a signal. The events there
+ * are served first; between them, the processes to scan again and a slice
+ * of a scan of every process under way.
+ */
 static void usf_serve_read(struct usf_serve *sv, struct usf_walk *walk, int fd)
 {
 	static char buf[USF_SERVE_BUF + 1];
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	size_t have = 0, whole;
-	bool rescan;
 	ssize_t n;
 	char *nl;
+	int r;
 
 	while (!usf_serve_stop) {
+		r = poll(&pfd, 1, usf_serve_timeout(sv));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		if (!r) {
+			usf_serve_recheck(sv, walk, false);
+			if (usf_serve_busy(sv))
+				usf_serve_slice(sv, walk);
+			else
+				usf_serve_status(sv, walk);
+			continue;
+		}
 		n = read(fd, buf + have, USF_SERVE_BUF - have);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -328,15 +498,22 @@ static void usf_serve_read(struct usf_serve *sv, struct usf_walk *walk, int fd)
 		}
 		whole = nl + 1 - buf;
 		*nl = '\0';
-		rescan = usf_serve_check_removed(sv, walk);
+		usf_serve_check_removed(sv, walk);
 		usf_serve_lines(sv, walk, buf);
-		if (rescan)
-			usf_serve_rescan(sv, walk);
 		sv->tables = usf_serve_tables(sv);
 		memmove(buf, buf + whole, have - whole);
 		have -= whole;
+		usf_serve_recheck(sv, walk, false);
+		/* a stream of events never stops the scan: a slice per batch */
+		if (usf_serve_busy(sv))
+			usf_serve_slice(sv, walk);
 		usf_serve_status(sv, walk);
 	}
+	/* the end of the events (--events): what is left is done first */
+	if (!usf_serve_stop)
+		usf_serve_recheck(sv, walk, true);
+	while (usf_serve_busy(sv) && !usf_serve_stop)
+		usf_serve_slice(sv, walk);
 }
 
 /* The instance's events: on, or off (@on false) */
@@ -355,6 +532,16 @@ static int usf_serve_events(const struct usf_serve *sv, bool on)
 					"/events/syscalls/sys_enter_mmap/filter", "prot & 4"))
 			fprintf(stderr, "sys_enter_mmap: no filter (%s): every mmap() is read\n",
 				strerror(errno));
+		/* RELRO made read-only: only with a filter, else not at all */
+		snprintf(filter, sizeof(filter), "prot == 1 && common_pid != %d", (int)getpid());
+		if (usf_serve_write_str(sv, USF_SERVE_INSTANCE
+					"/events/syscalls/sys_enter_mprotect/filter", filter) ||
+		    usf_serve_write_str(sv, USF_SERVE_INSTANCE
+					"/events/syscalls/sys_enter_mprotect/enable", "1"))
+			fprintf(stderr, "sys_enter_mprotect: not enabled (%s)\n", strerror(errno));
+	} else {
+		usf_serve_write_str(sv, USF_SERVE_INSTANCE
+				    "/events/syscalls/sys_enter_mprotect/enable", "0");
 	}
 	if (usf_serve_write_str(sv, USF_SERVE_INSTANCE
 				"/events/sched/sched_process_exec/enable", v) ||
@@ -435,16 +622,15 @@ int usf_cmd_serve(int argc, char **argv)
 		if (fd < 0)
 			usf_die("%s: %s", path, strerror(errno));
 	}
-	/* events from now on are read below: what runs already is scanned once */
-	if (scan) {
-		usf_walk_mapped(&walk);
-		sv.scans++;
-	}
-	printf("serving: %zu files seen, %lu loaded, %lu already loaded, %lu without a table, "
-	       "%u not trusted\n", walk.nr_seen, sv.loaded, sv.already, sv.no_table,
-	       walk.untrusted);
+	/*
+	 * Events from now on are read below; what runs already is scanned
+	 * once, a slice at a time between them (or not, --no-scan).
+	 */
 	sv.tables = usf_serve_tables(&sv);
-	usf_serve_status(&sv, &walk);
+	if (scan)
+		usf_serve_plan(&sv);
+	if (!usf_serve_busy(&sv))
+		usf_serve_slice(&sv, &walk);	/* nothing to scan: serving now */
 	usf_serve_read(&sv, &walk, fd);
 	close(fd);
 	if (!events) {
@@ -458,5 +644,6 @@ int usf_cmd_serve(int argc, char **argv)
 	       sv.convert_s);
 	usf_walk_release(&walk);
 	usf_cache_close(sv.cache);
+	free(sv.todo);
 	return 0;
 }

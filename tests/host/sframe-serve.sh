@@ -13,7 +13,12 @@
 # used; the cache stays under its bound. When list's count of tables
 # drops between two batches (root removed tables), the batch's process
 # gets its files back before the rescan of every process (which converts
-# the host's mapped files into the test's cache: a few seconds). A process
+# the host's mapped files into the test's cache: a few seconds); a process
+# started while that rescan is under way (the loads made slow: load is a
+# FIFO the test reads) gets its table after one process of the rescan at
+# most, not after the whole of it, and the rescan then ends. An mmap
+# event's process is scanned again 10 ms later (its mapping may not be
+# there yet at sys_enter), an mprotect's (RELRO) is not. A process
 # scanned again opens no file seen (maps' device and inode). A program
 # built without -pie (mapped at 0x400000: maps pads its addresses with
 # zeros, map_files does not) gets its table. Root only (map_files, chown).
@@ -187,8 +192,71 @@ echo "$line" >&3
 exec 3>&-
 wait $spid
 nx=$(awk '$2 ~ /x/ && $6 ~ /^\//' "/proc/$pid/maps" | wc -l)
-check "a second scan of the process opens none of its $nx executable mappings again (known $(counter known), scans $(counter scans))" \
-	test "$(counter scans)" = 2 -a "$(counter known)" = "$nx"
+# (each mmap event's process is scanned again 10 ms later: rechecks)
+check "a second scan of the process opens none of its $nx executable mappings again (known $(counter known), scans $(counter scans), rechecks $(counter rechecks))" \
+	test "$(counter scans)" = 2 -a "$(counter known)" = "$((nx * (1 + $(counter rechecks))))"
+
+# a rescan never starves a new program: the kernel's loads are made slow
+# (load is a FIFO, each open for writing waits for a reader the test
+# starts only once a new process's event is written, while the rescan
+# after the drop is under way); the new process's event must be read after
+# one slice of the rescan (one process), not after the whole of it
+rm -f "$work/evfifo"
+mkfifo "$work/evfifo"
+printf '# tables 5 bytes 0 limit 0\n' > "$work/tracefs/user_unwind_tables/list"
+cp "$lib" "$work/libnew.so"
+chmod 644 "$work/libnew.so"
+"$tool" serve --no-scan --status "$work/status" --events "$work/evfifo" --cache "$cache" \
+	> "$work/run15" 2>&1 &
+spid=$!
+exec 3> "$work/evfifo"
+echo "$line" >&3
+wait_until 30 grep -q "libroot.so: loaded" "$work/run15"
+rm "$work/tracefs/user_unwind_tables/load"
+mkfifo "$work/tracefs/user_unwind_tables/load"
+printf '# tables 0 bytes 0 limit 0\n' > "$work/tracefs/user_unwind_tables/list"
+echo "$line" >&3
+wait_until 30 grep -q '^tables removed' "$work/run15"
+LD_PRELOAD=$work/libnew.so sleep 300 3>&- &
+bpid=$!
+wait_until 10 grep -q "$work/libnew.so" "/proc/$bpid/maps"
+echo "           sleep-$bpid    [001] .....   21.0: sys_mmap(addr: 0, len: 2000, prot: 5)" >&3
+# the kernel's loads, one at a time, until told to stop (a cat that
+# opens the FIFO after the last writer is gone ends in 10 s)
+(while [ ! -e "$work/stop" ]; do
+	timeout 10 cat "$work/tracefs/user_unwind_tables/load" > /dev/null
+done) 3>&- &
+rpid=$!
+wait_until 60 grep -q "libnew.so: loaded (mapped by pid $bpid)" "$work/run15"
+exec 3>&-
+wait $spid
+rc=$?
+touch "$work/stop"
+exec 4<> "$work/tracefs/user_unwind_tables/load"
+exec 4>&-
+wait $rpid
+kill $bpid 2> /dev/null
+rm "$work/tracefs/user_unwind_tables/load"
+: > "$work/tracefs/user_unwind_tables/load"
+check "serve over slow loads: exit $rc ($(tail -n 1 "$work/run15"))" test $rc = 0
+after=$(sed -n '/^tables removed/,$p' "$work/run15")
+before=$(echo "$after" | sed -n "/libnew.so: loaded (mapped by pid $bpid)/q;p" |
+	sed -n 's/.*: loaded (mapped by pid \([0-9]*\)).*/\1/p' | grep -v -x -e "$pid" -e "$bpid" | sort -u | wc -l)
+later=$(echo "$after" | sed -n "/libnew.so: loaded (mapped by pid $bpid)/,\$p" |
+	sed -n 's/.*: loaded (mapped by pid \([0-9]*\)).*/\1/p' | grep -v -x -e "$pid" -e "$bpid" | sort -u | wc -l)
+check "a process started during the rescan gets its table after one process of the rescan at most ($before before it, $later after)" \
+	test "$(echo "$after" | grep -c "libnew.so: loaded (mapped by pid $bpid)")" = 1 -a "$before" -le 1 -a "$later" -ge 1
+check "and the rescan ends ($(grep -m 1 '^rescan done' "$work/run15"))" \
+	sh -c "grep -q '^rescan done' '$work/run15' && test $(counter rescans) = 1 && test $(counter pending) = 0"
+
+# ld.so's RELRO mprotect (PROT_READ): an event of its own, after the
+# mappings, so no scan again after it (unlike an mmap)
+echo "           sleep-$pid    [000] .....   22.0: sys_mprotect(start: 7f0000000000, len: 2000, prot: 1)" \
+	> "$work/ev-mprotect"
+"$tool" serve --no-scan --status "$work/status" --events "$work/ev-mprotect" --cache "$cache" \
+	> "$work/run16" 2>&1
+check "an mprotect line names its process: scanned once, not again (scans $(counter scans), rechecks $(counter rechecks))" \
+	test "$(counter events)" = 1 -a "$(counter scans)" = 1 -a "$(counter rechecks)" = 0
 
 # a program built without -pie: its text below 0x10000000, maps says
 # "00401000-00402000", map_files names it "401000-402000"
