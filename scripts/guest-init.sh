@@ -38,12 +38,46 @@ mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 results "$USTACK_RES" 
 hostname ustack-guest 2>/dev/null
 ip link set lo up 2>/dev/null
 
-echo "ustack-init: running job"
 HOME=/tmp TMPDIR=/tmp USTACK_GUEST=1
 export HOME TMPDIR USTACK_GUEST USTACK_RES USTACK_KOBJ
-(cd "$USTACK_CWD" && exec /bin/sh "$USTACK_RES/job.sh") >"$USTACK_RES/output" 2>&1 </dev/null
+: >"$USTACK_RES/output"
+
+# guest-run.sh --serve: the tables service, as its unit starts it at boot,
+# before the job; the job starts once its first scan is done (its status
+# file is written then), 300 s at most
+serve_pid=
+if [ "${USTACK_SERVE:-0}" = 1 ]; then
+	mkdir -m 0700 /run/ustack-sframe-cache
+	"$top/build/sframe/ustack-sframe" serve --cache /run/ustack-sframe-cache \
+		--status /run/ustack-sframe-serve.status \
+		>/run/ustack-sframe-serve.log 2>&1 </dev/null &
+	serve_pid=$!
+	n=0
+	while [ ! -e /run/ustack-sframe-serve.status ] && [ $n -lt 3000 ] &&
+	      kill -0 $serve_pid 2>/dev/null; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	if [ -e /run/ustack-sframe-serve.status ]; then
+		echo "ustack-init: tables service serving (pid $serve_pid, after $((n / 10)) s)"
+	else
+		echo "ustack-init: the tables service did not start:" |
+			tee -a "$USTACK_RES/output"
+		tail -n 5 /run/ustack-sframe-serve.log | tee -a "$USTACK_RES/output"
+	fi
+	USTACK_SERVE_PID=$serve_pid
+	export USTACK_SERVE_PID
+fi
+
+echo "ustack-init: running job"
+(cd "$USTACK_CWD" && exec /bin/sh "$USTACK_RES/job.sh") >>"$USTACK_RES/output" 2>&1 </dev/null
 echo $? >"$USTACK_RES/rc"
 echo "ustack-init: job exited $(cat "$USTACK_RES/rc")"
+if [ -n "$serve_pid" ]; then
+	kill -TERM $serve_pid 2>/dev/null
+	wait $serve_pid
+	cp /run/ustack-sframe-serve.log "$USTACK_RES/serve.log" 2>/dev/null
+fi
 
 # kmemleak (debug kernel): one scan, and its findings on the console.
 if [ -w /sys/kernel/debug/kmemleak ]; then

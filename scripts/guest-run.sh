@@ -4,11 +4,22 @@
 # Boot the ustack kernel in QEMU, run one shell command as the guest's job,
 # print its output, power the guest off and exit with the job's status.
 #
-#   guest-run.sh [--debug] [--timeout SEC] [--keep] [--res DIR] [--] COMMAND...
+#   guest-run.sh [--debug] [--timeout SEC] [--keep] [--res DIR] [--serve] [--] COMMAND...
 #
 # The guest sees the host's / read-only over virtio-9p (so host binaries and
 # this repository run in it at the same paths), /tmp is a tmpfs, and the
 # results directory ($USTACK_RES in the guest) is shared read-write.
+#
+# --serve: the guest's init starts the tables service (build/sframe/
+# ustack-sframe serve, as ustack-sframe-serve.service does at boot) before
+# the command and waits until its first scan is done; its cache is
+# /run/ustack-sframe-cache (0700, empty at each boot), its status file
+# /run/ustack-sframe-serve.status, its log /run/ustack-sframe-serve.log
+# (copied to $USTACK_RES/serve.log at the end). Without it no table is
+# loaded unless the command loads it (docs/tables-service.md, "In the
+# tests").
+#
+# USTACK_KERNEL: the kernel image to boot (as --kernel; default build/kernel's).
 #
 # Exit status: the job's; 124 when the guest hung and was killed; 125 when the
 # console shows a kernel oops, panic, BUG, WARNING, KASAN, lockdep, RCU or
@@ -16,11 +27,12 @@
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-kernel=$top/build/kernel/arch/x86/boot/bzImage
+kernel=${USTACK_KERNEL:-$top/build/kernel/arch/x86/boot/bzImage}	# or --kernel
 timeout=${USTACK_GUEST_TIMEOUT:-300}
 keep=0
 res=
 extra_append=
+serve=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--debug) kernel=$top/build/kernel-debug/arch/x86/boot/bzImage
@@ -32,12 +44,13 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=$2; shift ;;
 	--keep) keep=1 ;;
 	--res) res=$2; keep=1; shift ;;	# kept; not under /tmp (a tmpfs in the guest)
+	--serve) serve=1 ;;
 	--) shift; break ;;
 	*) break ;;
 	esac
 	shift
 done
-[ $# -gt 0 ] || { echo "usage: guest-run.sh [--debug] [--timeout SEC] -- COMMAND..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: guest-run.sh [--debug] [--timeout SEC] [--serve] -- COMMAND..." >&2; exit 2; }
 [ -r "$kernel" ] || { echo "guest-run: no kernel at $kernel: run 'make kernel'" >&2; exit 126; }
 
 mkdir -p "$top/build/guest"
@@ -72,7 +85,8 @@ append="console=ttyS0 earlyprintk=serial,ttyS0 panic=-1 no_timer_check root=host
 append="$append rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose ro"
 kobj=$(cd "$(dirname "$kernel")/../../.." && pwd)
 append="$append init=$top/scripts/guest-init.sh USTACK_RES=$res USTACK_CWD=$PWD USTACK_KOBJ=$kobj"
-append="$append $extra_append ${USTACK_ICOUNT:+USTACK_ICOUNT=$USTACK_ICOUNT} ${USTACK_APPEND:-}"
+append="$append $extra_append ${USTACK_ICOUNT:+USTACK_ICOUNT=$USTACK_ICOUNT} ${serve:+USTACK_SERVE=1}"
+append="$append ${USTACK_APPEND:-}"
 
 # shellcheck disable=SC2086
 timeout -s KILL "$timeout" qemu-system-x86_64 $accel -smp "${USTACK_SMP:-2}" -m 2G ${USTACK_QEMU_ARGS:-} \

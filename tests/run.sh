@@ -17,7 +17,9 @@
 # "# kernels: normal debug" and USTACK_DEBUG=1, i.e. make check DEBUG=1;
 # debug timeouts are 5 times longer; "# icount: OPTIONS" boots it under
 # QEMU -icount OPTIONS, where the guest's clock counts its instructions and
-# does not grow while the host starves it). Tests print PASS:/FAIL:/SKIP: lines
+# does not grow while the host starves it; "# serve: yes" boots it with the
+# tables service started by the guest's init, scripts/guest-run.sh --serve).
+# Tests print PASS:/FAIL:/SKIP: lines
 # (tests/lib/result.sh); a script that fails without saying what, or whose
 # guest shows a kernel report, hangs or does not boot, counts as one FAIL.
 # Each file's line ends with its exit status and how long it took (of its
@@ -178,6 +180,8 @@ for t in "$top"/tests/guest/*.sh; do
 		# "# icount: OPTIONS": booted under QEMU's instruction counting,
 		# for a test that checks a duration of the guest's clock
 		icount=$(sed -n 's/^# icount: *//p' "$t")
+		# "# serve: yes": the tables service runs from boot on
+		[ "$(sed -n 's/^# serve: *//p' "$t")" = yes ] && opt="$opt --serve"
 		USTACK_ICOUNT=$icount "$top/scripts/guest-run.sh" $opt --timeout "$tmo" -- bash "$t" \
 			>"$log" 2>&1
 		count "$name" "$log" $?

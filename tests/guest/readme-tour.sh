@@ -16,9 +16,11 @@
 # block added to the tour without a check here fails the count, so the
 # README cannot gain a command no test runs. The install section's make
 # commands are what make check itself runs (and host/deb-layout runs make
-# install with DESTDIR).
+# install with DESTDIR). The guest boots with the tables service running, as
+# the package starts it (the tour loads no table: the service does).
 # kernels: normal
 # timeout: 1200
+# serve: yes
 . "$(dirname "$0")/../lib/result.sh"
 . "$(dirname "$0")/../lib/ustack.sh"
 
@@ -68,16 +70,21 @@ run() {
 	echo "block $1 exit $?: $(tail -c 300 /tmp/tour.$1 | tr '\n' ' ')"
 }
 
-# tracefs: tables loaded, the option and the event on, the trace read
+# tracefs: the option and the event on, the trace read; the tables are the
+# service's (started at boot by the guest's init)
+check "the tables service runs from boot on (pid ${USTACK_SERVE_PID:-none}, $(head -n 1 $T/user_unwind_tables/list))" \
+	sh -c "test -n '${USTACK_SERVE_PID:-}' && kill -0 ${USTACK_SERVE_PID:-0}"
 trace_clear
 tw $T/tracing_on 1
 run $b_tracefs
-check "tracefs block: ran" grep -q 'files:.*loaded' /tmp/tour.$b_tracefs
+check "tracefs block: ran" grep -q '^# tracer: nop' /tmp/tour.$b_tracefs
 ./prog > /dev/null
 check "then a traced program's calls have their stack in trace" \
 	sh -c "awk -f '$STITCH' $T/trace | grep 'sys_getppid' | grep -q 'ustack-sample+0x'"
+RE_SF='ustack-sample-.*user_unwind_stack:.* unwind=sframe( |$)'
+check "walked by the tables the service loaded for it ($(grep -cE "$RE_SF" $T/trace) of $(grep -c 'ustack-sample-.*user_unwind_stack:' $T/trace) stacks unwind=sframe)" \
+	grep -qE "$RE_SF" $T/trace
 trace_clear
-echo all > $T/user_unwind_tables/remove
 
 # trace-cmd record and report
 run $b_report
