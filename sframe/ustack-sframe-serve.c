@@ -88,7 +88,22 @@ struct usf_serve {
 	int			recheck[USF_SERVE_PIDS];
 	double			recheck_due;	/* ms, CLOCK_MONOTONIC */
 	int			nr_recheck;
+	int			fd;		/* the events, -1 before they are read */
+	size_t			have;		/* bytes in usf_serve_buf */
+	bool			nested;		/* serving events between two files */
 };
+
+static char usf_serve_buf[USF_SERVE_BUF + 1];
+
+static int usf_serve_batch(struct usf_serve *sv, struct usf_walk *walk);
+
+/* Events are there to read (now) */
+static bool usf_serve_pending(const struct usf_serve *sv)
+{
+	struct pollfd pfd = { .fd = sv->fd, .events = POLLIN };
+
+	return sv->fd >= 0 && poll(&pfd, 1, 0) > 0 && (pfd.revents & POLLIN);
+}
 
 static volatile sig_atomic_t usf_serve_stop;
 
@@ -173,6 +188,16 @@ static void usf_serve_file(struct usf_walk *walk, const struct usf_file *file)
 	size_t size;
 	void *blob;
 
+	/*
+	 * Events first: a file of a big program (converted, or hashed for the
+	 * cache) takes long, and a program started meanwhile may be gone
+	 * before the scan of that one ends. Once: not from within them.
+	 */
+	if (!sv->nested && usf_serve_pending(sv)) {
+		sv->nested = true;
+		usf_serve_batch(sv, walk);
+		sv->nested = false;
+	}
 	blob = usf_serve_table(sv, file, &size);
 	if (!blob) {
 		sv->no_table++;
@@ -456,17 +481,53 @@ static int usf_serve_timeout(const struct usf_serve *sv)
 }
 
 /*
- * Read event lines from @fd until its end or a signal. The events there
- * are served first; between them, the processes to scan again and a slice
- * of a scan of every process under way.
+ * One read of the events, and the processes of its whole lines scanned
+ * (the lines are taken out of the buffer first: a scan may read the next
+ * events, usf_serve_file()). Return: 1 when lines were served, 0 when
+ * none (a part of a line, a signal), -1 at the end of the events.
  */
-static void usf_serve_read(struct usf_serve *sv, struct usf_walk *walk, int fd)
+static int usf_serve_batch(struct usf_serve *sv, struct usf_walk *walk)
 {
-	static char buf[USF_SERVE_BUF + 1];
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-	size_t have = 0, whole;
+	char *buf = usf_serve_buf, *lines, *nl;
+	size_t whole;
 	ssize_t n;
-	char *nl;
+
+	n = read(sv->fd, buf + sv->have, USF_SERVE_BUF - sv->have);
+	if (n < 0 && errno == EINTR)
+		return 0;
+	if (n <= 0)
+		return -1;
+	sv->have += n;
+	buf[sv->have] = '\0';
+	nl = strrchr(buf, '\n');
+	if (!nl) {
+		if (sv->have == USF_SERVE_BUF)
+			sv->have = 0;	/* a line longer than any event */
+		return 0;
+	}
+	whole = nl + 1 - buf;
+	*nl = '\0';
+	lines = strdup(buf);
+	if (!lines)
+		usf_die("out of memory");
+	memmove(buf, buf + whole, sv->have - whole);
+	sv->have -= whole;
+	if (!sv->nested)
+		usf_serve_check_removed(sv, walk);
+	usf_serve_lines(sv, walk, lines);
+	free(lines);
+	sv->tables = usf_serve_tables(sv);
+	return 1;
+}
+
+/*
+ * Read event lines from @sv->fd until its end or a signal. The events
+ * there are served first; between them, the processes to scan again and a
+ * slice of a scan of every process under way.
+ */
+static void usf_serve_read(struct usf_serve *sv, struct usf_walk *walk)
+{
+	struct pollfd pfd = { .fd = sv->fd, .events = POLLIN };
 	int r;
 
 	while (!usf_serve_stop) {
@@ -483,26 +544,11 @@ static void usf_serve_read(struct usf_serve *sv, struct usf_walk *walk, int fd)
 				usf_serve_status(sv, walk);
 			continue;
 		}
-		n = read(fd, buf + have, USF_SERVE_BUF - have);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
+		r = usf_serve_batch(sv, walk);
+		if (r < 0)
 			break;
-		have += n;
-		buf[have] = '\0';
-		nl = strrchr(buf, '\n');
-		if (!nl) {
-			if (have == USF_SERVE_BUF)
-				have = 0;	/* a line longer than any event */
+		if (!r)
 			continue;
-		}
-		whole = nl + 1 - buf;
-		*nl = '\0';
-		usf_serve_check_removed(sv, walk);
-		usf_serve_lines(sv, walk, buf);
-		sv->tables = usf_serve_tables(sv);
-		memmove(buf, buf + whole, have - whole);
-		have -= whole;
 		usf_serve_recheck(sv, walk, false);
 		/* a stream of events never stops the scan: a slice per batch */
 		if (usf_serve_busy(sv))
@@ -565,7 +611,7 @@ int usf_cmd_serve(int argc, char **argv)
 	};
 	const char *cache_dir = USF_SERVE_CACHE, *events = NULL;
 	struct usf_walk walk = { .fn = usf_serve_file };
-	struct usf_serve sv = { .status = USF_SERVE_STATUS };
+	struct usf_serve sv = { .status = USF_SERVE_STATUS, .fd = -1 };
 	uint64_t cache_max = USF_SERVE_CACHE_MAX;
 	struct sigaction sa = { .sa_handler = usf_serve_signal };
 	char path[4096];
@@ -626,12 +672,13 @@ int usf_cmd_serve(int argc, char **argv)
 	 * Events from now on are read below; what runs already is scanned
 	 * once, a slice at a time between them (or not, --no-scan).
 	 */
+	sv.fd = fd;
 	sv.tables = usf_serve_tables(&sv);
 	if (scan)
 		usf_serve_plan(&sv);
 	if (!usf_serve_busy(&sv))
 		usf_serve_slice(&sv, &walk);	/* nothing to scan: serving now */
-	usf_serve_read(&sv, &walk, fd);
+	usf_serve_read(&sv, &walk);
 	close(fd);
 	if (!events) {
 		usf_serve_events(&sv, false);

@@ -16,7 +16,8 @@
 # the host's mapped files into the test's cache: a few seconds); a process
 # started while that rescan is under way (the loads made slow: load is a
 # FIFO the test reads) gets its table after one process of the rescan at
-# most, not after the whole of it, and the rescan then ends. An mmap
+# most, not after the whole of it, even between two files of the scan of
+# another process, and the rescan then ends. An mmap
 # event's process is scanned again 10 ms later (its mapping may not be
 # there yet at sys_enter), an mprotect's (RELRO) is not. A process
 # scanned again opens no file seen (maps' device and inode). A program
@@ -246,6 +247,10 @@ later=$(echo "$after" | sed -n "/libnew.so: loaded (mapped by pid $bpid)/,\$p" |
 	sed -n 's/.*: loaded (mapped by pid \([0-9]*\)).*/\1/p' | grep -v -x -e "$pid" -e "$bpid" | sort -u | wc -l)
 check "a process started during the rescan gets its table after one process of the rescan at most ($before before it, $later after)" \
 	test "$(echo "$after" | grep -c "libnew.so: loaded (mapped by pid $bpid)")" = 1 -a "$before" -le 1 -a "$later" -ge 1
+a_last=$(echo "$after" | grep -n "(mapped by pid $pid)" | tail -n 1 | cut -d: -f1)
+b_at=$(echo "$after" | grep -n "libnew.so: loaded (mapped by pid $bpid)" | cut -d: -f1)
+check "even between two files of another process's scan (line ${b_at:-none}, that one's last ${a_last:-none})" \
+	test -n "$b_at" -a -n "$a_last" -a "${b_at:-0}" -lt "${a_last:-0}"
 check "and the rescan ends ($(grep -m 1 '^rescan done' "$work/run15"))" \
 	sh -c "grep -q '^rescan done' '$work/run15' && test $(counter rescans) = 1 && test $(counter pending) = 0"
 
