@@ -59,6 +59,8 @@
 #define USF_SERVE_PIDS		256
 /* processes of a scan of every process between two reads of the events */
 #define USF_SERVE_SLICE		1
+/* events served between two files of a scan, within each other at most */
+#define USF_SERVE_DEPTH		8
 /* a process's maps read again this long after its last PROT_EXEC mmap */
 #define USF_SERVE_RECHECK_MS	10
 
@@ -90,7 +92,7 @@ struct usf_serve {
 	int			nr_recheck;
 	int			fd;		/* the events, -1 before they are read */
 	size_t			have;		/* bytes in usf_serve_buf */
-	bool			nested;		/* serving events between two files */
+	int			depth;		/* events served between two files, nested */
 };
 
 static char usf_serve_buf[USF_SERVE_BUF + 1];
@@ -191,12 +193,13 @@ static void usf_serve_file(struct usf_walk *walk, const struct usf_file *file)
 	/*
 	 * Events first: a file of a big program (converted, or hashed for the
 	 * cache) takes long, and a program started meanwhile may be gone
-	 * before the scan of that one ends. Once: not from within them.
+	 * before the scan of that one ends; the newest events first, within
+	 * those (perf's libraries before the program perf starts) too.
 	 */
-	if (!sv->nested && usf_serve_pending(sv)) {
-		sv->nested = true;
+	if (sv->depth < USF_SERVE_DEPTH && usf_serve_pending(sv)) {
+		sv->depth++;
 		usf_serve_batch(sv, walk);
-		sv->nested = false;
+		sv->depth--;
 	}
 	blob = usf_serve_table(sv, file, &size);
 	if (!blob) {
@@ -512,7 +515,7 @@ static int usf_serve_batch(struct usf_serve *sv, struct usf_walk *walk)
 		usf_die("out of memory");
 	memmove(buf, buf + whole, sv->have - whole);
 	sv->have -= whole;
-	if (!sv->nested)
+	if (!sv->depth)
 		usf_serve_check_removed(sv, walk);
 	usf_serve_lines(sv, walk, lines);
 	free(lines);
