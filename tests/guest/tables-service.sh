@@ -179,6 +179,9 @@ check "a copy of tar: after call 100, 90% of its stacks or more by tables alone 
 tw $TABLES/remove all
 traced again /tmp/new/ustack-sample sh -c "read x < /run/gate; exec /tmp/new/ustack-sample $CALLS"
 exact again /tmp/new "after remove all, the same copy"
+# the service's lines of the copy and of the rescan, in their order (a
+# table used late: was it loaded late?)
+grep -n -e '^tables removed' -e '^rescan done' -e '/tmp/new/' $SERVE_LOG | sed 's/^/serve.log: /'
 check "the service saw the tables go and loaded again what runs ($(grep -m 1 '^tables removed' $SERVE_LOG))" \
 	test "$(serve_stat rescans)" -ge 1
 
