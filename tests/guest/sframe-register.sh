@@ -122,6 +122,11 @@ for v in 3 1; do
 		sh -c "[ -n '$wrong' ] && ! grep -qF '$wrong' /tmp/jit$v.ev"
 	# what the kernel made of the other code (for the log)
 	sr_events jit$v $SR_PID | awk 'NR % 2 == 0 { print "JIT V'$v' other code, stack:" $0 }'
+	# no section for the other code, called with rbp 0 (sr_call_nofp): a
+	# zero frame pointer no frame-pointer chain gave is no outermost frame
+	n=$(grep -- "-$SR_PID .*user_unwind_stack:" $T/trace | awk 'NR % 2 == 0' | grep -c ' truncated')
+	check "JIT V$v: the 3 stacks of the other code, no rule past its frame, say truncated ($n)" \
+		test "$n" = 3
 	check "JIT V$v: sections_removed grew by 3 ($removed -> $(stat sections_removed))" \
 		test $(($(stat sections_removed) - removed)) = 3
 	check "JIT V$v: unregistering after unmapping the text: ENOENT" \
