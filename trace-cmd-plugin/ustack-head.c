@@ -66,21 +66,9 @@ struct up_head {
 /* @len bytes at @off, all inside the file; -1 otherwise. */
 static int up_head_read(struct up_head *h, unsigned long long off, void *buf, size_t len)
 {
-	ssize_t r;
-
 	if (off > h->size || len > h->size - off)
 		return -1;
-	while (len) {
-		r = pread(h->fd, buf, len, off);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		buf = (char *)buf + r;
-		off += r;
-		len -= r;
-	}
-	return 0;
+	return up_pread_all(h->fd, buf, len, off);
 }
 
 /* A number of @size bytes in the file's byte order. */

@@ -44,19 +44,7 @@ struct up_peek {
 
 static int up_peek_read(struct up_peek *pk, off_t off, void *buf, size_t len)
 {
-	ssize_t r;
-
-	while (len) {
-		r = pread(pk->fd, buf, len, off);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		buf = (char *)buf + r;
-		off += r;
-		len -= r;
-	}
-	return 0;
+	return up_pread_all(pk->fd, buf, len, off);
 }
 
 static unsigned long long up_peek_num(const struct up_peek *pk, const void *p, size_t size)

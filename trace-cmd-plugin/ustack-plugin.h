@@ -154,6 +154,10 @@ void up_text_put(struct up_text *text) __hidden;
 
 struct tracecmd_input *up_head_open(const char *file) __hidden;
 
+/* ---- ustack-pread.c: whole reads at an offset ---- */
+
+int up_pread_all(int fd, void *buf, size_t len, off_t off) __hidden;
+
 /* ---- ustack-reader.c: the records of the file ---- */
 
 struct up_reopen;
