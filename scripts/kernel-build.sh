@@ -40,6 +40,10 @@ tree_state() {
 }
 
 mkdir -p "$obj"
+# One build at a time in $obj: two at once (make demo's beside make
+# kernel's) wrote the same objects and left a bzImage that did not boot.
+exec 9>"$obj/.ustack-build.lock"
+flock 9
 # Make the config in a scratch dir so that an unchanged config leaves the
 # build dir's .config (and so every object) untouched.
 cfg=$obj/.ustack-cfg
