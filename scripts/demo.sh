@@ -93,8 +93,8 @@ echo "first run:  $(whole "$out/first.dat") stacks whole;$(methods "$out/first.d
 echo "second run: $(whole "$out/demo.dat") stacks whole;$(methods "$out/demo.dat")"
 echo "(python3's first calls of its first run come before the service has converted"
 echo " its table: their stacks stop at python3's first frame, which frame pointers"
-echo " cannot step from: each says so, [truncated] at its root; so do ld.so's own"
-echo " first calls under its _start, which no table describes, though they are whole)"
+echo " cannot step from: each says so, [truncated] at its root. ld.so's own first"
+echo " calls are whole: its _start has no FDE, and its table says it is outermost)"
 "$top/build/flamegraph/ustack-flame" -a -K "$out/first.dat" |
 	awk '!/^_start;/ { split($1, f, ";"); printf "    %d cut at %s;%s;...\n", $NF, f[1], f[2] }'
 echo

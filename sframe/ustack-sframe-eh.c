@@ -122,6 +122,9 @@ static int usf_coverage_one(const char *path, unsigned int flags)
 	       usf_pct(st.cfi_rows - rows_lost, st.cfi_rows), st.topmost_rows);
 	printf("  code bytes         %.2f%% of %" PRIu64 " covered\n",
 	       usf_pct(st.bytes - bytes_lost, st.bytes), st.bytes);
+	if (st.entry_bytes)
+		printf("  entry code         %" PRIu64 " bytes with no FDE: outermost\n",
+		       st.entry_bytes);
 	for (i = 0; i < USF_EH_NR_REASONS; i++) {
 		if (!st.rows_lost[i] && !st.bytes_lost[i] && !st.fdes_lost[i])
 			continue;

@@ -4,8 +4,9 @@
  * converts each version of a file once, across its restarts.
  *
  * An entry is named by what the file is, read from a descriptor of it:
- * its build-id, its size and a SipHash-2-4 of its whole content keyed
- * with a secret of the cache (a file "key" only the cache's owner reads).
+ * its build-id, its size and a SipHash-2-4 of the converter's version and
+ * the file's whole content, keyed with a secret of the cache (a file "key"
+ * only the cache's owner reads).
  * A user who writes a file can choose its build-id and size, not a hash
  * keyed with a secret it cannot read: the cache never hands one file's
  * table for another. The directory and every file read from it must be

@@ -65,6 +65,8 @@ struct usf_eh_gap {
  * @signal_funcs: signal frames (flag USF_FUNC_SIGNAL)
  * @topmost_rows: rows based on a register other than rsp and rbp, which
  *	the kernel knows in the interrupted (topmost) frame only
+ * @entry_bytes: bytes of entry code no FDE covers, given an outermost row
+ *	(usf-eh-entry.c; 0 when none)
  * @cfi_size: bytes of the CFI section
  * @hdr_size: bytes of .eh_frame_hdr (0 for .debug_frame)
  * @file_size: bytes of the ELF file
@@ -87,6 +89,7 @@ struct usf_eh_stats {
 	uint32_t		pcmask_funcs;
 	uint32_t		signal_funcs;
 	uint64_t		topmost_rows;
+	uint64_t		entry_bytes;
 	uint64_t		cfi_size;
 	uint64_t		hdr_size;
 	uint64_t		file_size;

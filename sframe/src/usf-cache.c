@@ -26,6 +26,12 @@
 #define USF_CACHE_KEY		"key"
 #define USF_CACHE_SUFFIX	".usft"
 #define USF_CACHE_CHUNK		(256 * 1024)
+/*
+ * What the converter makes of a file: hashed before its content, so that
+ * a converter that makes other tables never takes an older one's entries
+ * (they are evicted as they age). 2: the entry code's outermost row.
+ */
+#define USF_CACHE_CONVERTER	2
 
 struct usf_cache {
 	int			dirfd;
@@ -344,6 +350,7 @@ int usf_cache_name(struct usf_cache *cache, int fd, char *name, size_t size)
 	if (!buf)
 		return usf_error(ENOMEM, "out of memory");
 	usf_sip_init(&sip, cache->key);
+	usf_sip_update(&sip, &(uint8_t){ USF_CACHE_CONVERTER }, 1);
 	while (off < (uint64_t)st.st_size) {
 		n = pread(fd, buf, USF_CACHE_CHUNK, off);
 		if (n <= 0) {

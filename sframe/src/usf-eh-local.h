@@ -67,6 +67,7 @@ struct usf_eh_fde {
  * @nr_fdes: number of @fdes
  * @loads: the PT_LOAD headers with file bytes
  * @nr_loads: number of @loads
+ * @entry: the ELF header's e_entry
  */
 struct usf_eh_elf {
 	Dwarf_CFI		*cfi;
@@ -75,6 +76,7 @@ struct usf_eh_elf {
 	uint32_t		nr_fdes;
 	GElf_Phdr		*loads;
 	uint32_t		nr_loads;
+	uint64_t		entry;
 };
 
 int usf_eh_elf_open(Elf *elf, unsigned int flags, struct usf_eh_elf *ee,
@@ -87,5 +89,7 @@ int usf_eh_elf_offset(const struct usf_eh_elf *ee, uint64_t start, uint64_t end,
 
 int usf_eh_walk(const struct usf_eh_elf *ee, unsigned int flags, struct usf_section *sec,
 		struct usf_eh_stats *st);
+int usf_eh_entry(const struct usf_eh_elf *ee, struct usf_section *sec,
+		 struct usf_eh_stats *st);
 
 #endif /* _USF_EH_LOCAL_H */

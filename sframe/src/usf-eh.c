@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * The converter's entry point: open the ELF file, convert its CFI
- * (usf-eh-convert.c), sort and check the table, time it; reason names.
+ * (usf-eh-convert.c) and mark its entry code (usf-eh-entry.c), sort and check the table, time it; reason names.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -93,6 +93,8 @@ int usf_eh_convert(const char *path, int fd, unsigned int flags, struct usf_sect
 	ret = usf_eh_elf_open(elf, flags, &ee, st);
 	if (!ret)
 		ret = usf_eh_walk(&ee, flags, sec, st);
+	if (!ret)
+		ret = usf_eh_entry(&ee, sec, st);
 	usf_eh_elf_close(&ee);
 	if (!ret) {
 		usf_section_sort(sec);

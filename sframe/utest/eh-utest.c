@@ -5,7 +5,7 @@
  * have both tables), eh-fixture built without .sframe against its twin
  * built with it, and its .debug_frame twin. Then the shapes gas 2.40
  * cannot express: DRAP (FLEX), and glibc's signal frame; the PLT; the
- * statistics; errors.
+ * statistics; entry code with no FDE; errors.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +17,7 @@
 #include "utest.h"
 
 #define UT_LIBC		"/lib/x86_64-linux-gnu/libc.so.6"
+#define UT_LDSO		"/lib64/ld-linux-x86-64.so.2"
 
 /* A fixture's path; the last four stay valid */
 static const char *ut_path(const char *name)
@@ -296,6 +297,80 @@ static void test_stats(void)
 		ut_stats_sane(UT_LIBC);
 }
 
+/* @path's e_entry, as a file offset; false when it has none */
+static bool ut_entry(const char *path, uint64_t *off)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *elf = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ, NULL);
+	GElf_Ehdr eh;
+	bool ok;
+
+	ok = elf && gelf_getehdr(elf, &eh) && eh.e_entry;
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return ok && ut_offset(path, eh.e_entry, off);
+}
+
+/*
+ * The function of @sec holding file offset @off: 1 when it is one
+ * outermost row, 0 when another, -1 when none holds it
+ */
+static int ut_entry_func(const struct usf_section *sec, uint64_t off, uint32_t *size)
+{
+	uint32_t i;
+
+	for (i = 0; i < sec->nr_funcs; i++) {
+		const struct usf_func *f = &sec->funcs[i];
+
+		if (off < f->start || off >= f->start + f->size)
+			continue;
+		*size = f->size;
+		return f->nr_rows == 1 && f->rows[0].flags == USF_ROW_OUTERMOST;
+	}
+	return -1;
+}
+
+/*
+ * Entry code with no FDE (ld.so's _start) gets one outermost row over the
+ * gap between the FDEs around it, when that gap is small (@made: 1), a
+ * larger gap nothing; entry code with an FDE keeps its own rows (@made: 0;
+ * crt1.o's _start says outermost itself). @made 2: either (ld.so).
+ * @want: ut_entry_func() of the entry.
+ */
+static void ut_entry_check(const char *path, int want, int made)
+{
+	struct usf_section sec;
+	struct usf_eh_stats st;
+	uint32_t size = 0;
+	uint64_t off;
+	int got;
+
+	if (!UT_CHECK(ut_entry(path, &off), "%s: no entry point", path) ||
+	    !ut_convert(path, 0, &sec, &st))
+		return;
+	got = ut_entry_func(&sec, off, &size);
+	if (made == 2)
+		made = !!st.entry_bytes;
+	UT_CHECK(got == want, "%s: the entry's function is %s (want %d)", path,
+		 got < 0 ? "none" : got ? "one outermost row" : "another", want);
+	UT_CHECK(made ? st.entry_bytes == size && size <= 512 : !st.entry_bytes,
+		 "%s: entry bytes %llu, function %u", path,
+		 (unsigned long long)st.entry_bytes, size);
+	usf_eh_stats_release(&st);
+	usf_section_release(&sec);
+}
+
+static void test_entry(void)
+{
+	ut_entry_check(ut_path("eh-entry-fixture"), 1, 1);
+	ut_entry_check(ut_path("eh-entry-fixture-big"), -1, 0);
+	ut_entry_check(ut_path("eh-fixture"), 1, 0);
+	if (!access(UT_LDSO, R_OK))
+		ut_entry_check(UT_LDSO, 1, 2);
+}
+
 static void test_errors(void)
 {
 	struct usf_section sec;
@@ -318,5 +393,6 @@ void usf_utest_eh_register(void)
 	CU_add_test(s, "plt-pcmask", test_plt);
 	CU_add_test(s, "libc-signal-frame", test_signal);
 	CU_add_test(s, "stats", test_stats);
+	CU_add_test(s, "entry-outermost", test_entry);
 	CU_add_test(s, "errors", test_errors);
 }
