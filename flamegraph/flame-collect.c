@@ -411,7 +411,8 @@ int flame_collect_file(const char *path, const struct flame_options *opts,
 	stats->why = NULL;
 	if (flame_trace_check(path, stats))
 		return -1;
-	handle = ustack_trace_open(path, 0);
+	/* kernel stacks left out: the kernel's symbols are not read */
+	handle = ustack_trace_open(path, opts->kernel ? 0 : USTACK_TRACE_NO_KALLSYMS);
 	if (!handle) {
 		stats->why = ustack_trace_strerror(errno);
 		return -1;

@@ -44,7 +44,7 @@ struct up_peek {
 
 static int up_peek_read(struct up_peek *pk, off_t off, void *buf, size_t len)
 {
-	return up_pread_all(pk->fd, buf, len, off);
+	return ustack_pread_all(pk->fd, buf, len, off);
 }
 
 static unsigned long long up_peek_num(const struct up_peek *pk, const void *p, size_t size)

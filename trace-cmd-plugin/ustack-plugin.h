@@ -154,9 +154,13 @@ void up_text_put(struct up_text *text) __hidden;
 
 struct tracecmd_input *up_head_open(const char *file) __hidden;
 
-/* ---- ustack-pread.c: whole reads at an offset ---- */
+/*
+ * ---- libtracefs-ext's, linked in (hidden there, ustack-trace-head.c): the
+ * headers read without the kallsyms; whole reads at an offset ----
+ */
 
-int up_pread_all(int fd, void *buf, size_t len, off_t off) __hidden;
+int ustack_trace_read_head(struct tracecmd_input *handle, int fd);
+int ustack_pread_all(int fd, void *buf, size_t len, off_t off);
 
 /* ---- ustack-reader.c: the records of the file ---- */
 

@@ -8,6 +8,7 @@
 #define _USTACK_STITCH_LOCAL_H
 
 #include <stdint.h>
+#include <sys/types.h>
 #include <event-parse.h>
 
 #include "ustack.h"
@@ -489,7 +490,12 @@ void ustack_stitcher_bound_tracecmd(struct ustack_stitcher *st,
  */
 struct tracecmd_input *tracecmd_alloc_fd(int fd, int flags);
 int tracecmd_read_headers(struct tracecmd_input *handle, int state);
+int tracecmd_get_file_state(struct tracecmd_input *handle);
 int tracecmd_page_size(struct tracecmd_input *handle);
+
+/* ustack-trace-head.c: the headers read without the kallsyms (also the trace-cmd plugin's) */
+int ustack_trace_read_head(struct tracecmd_input *handle, int fd) __hidden;
+int ustack_pread_all(int fd, void *buf, size_t len, off_t off) __hidden;
 
 /* ustack-hold.c */
 int ustack_hand_back(struct ustack_stitcher *st, const struct ustack_out *out) __hidden;

@@ -344,6 +344,8 @@ int ustack_stitcher_get_stat(struct ustack_stitcher *st, enum ustack_stat what, 
 int ustack_stitcher_event_has_cookie(const struct ustack_stitcher *st, int id);
 
 /* ustack-trace-open.c: a trace.dat file opened as trace-cmd report opens it */
+/* ustack_trace_open() flag: the kernel's symbols left out (LIBTRACEFS_EXT_1.2) */
+#define USTACK_TRACE_NO_KALLSYMS	(1 << 30)
 struct tracecmd_input *ustack_trace_open(const char *file, int flags);
 const char *ustack_trace_strerror(int err);
 

@@ -215,11 +215,16 @@ static int ustack_trace_init_data(struct tracecmd_input *handle)
 /**
  * ustack_trace_open - open a trace.dat file for reading its events
  * @file: the file's path
- * @flags: for libtracecmd: enum tracecmd_open_flags (TRACECMD_FL_LOAD_NO_PLUGINS, ...)
+ * @flags: for libtracecmd: enum tracecmd_open_flags (TRACECMD_FL_LOAD_NO_PLUGINS, ...);
+ *	and USTACK_TRACE_NO_KALLSYMS: the handle's tep gets no kernel functions
+ *	(the saved /proc/kallsyms is not parsed, which is most of what opening a
+ *	small trace costs: for a reader that never names a kernel address)
  *
  * What tracecmd_open() does, in the steps trace-cmd report takes, without
  * its crash on a file whose CPU data cannot be read (the handle is then left
  * unclosed, see above) and with an errno for each way a file can be wrong.
+ * With USTACK_TRACE_NO_KALLSYMS, a file whose headers are not laid out as
+ * expected is read whole, as without it (ustack-trace-head.c).
  *
  * Return: the handle, to be closed with tracecmd_close(); NULL with errno:
  * EINVAL (@file NULL), the errors of open() and fstat() (ENOENT, EACCES...),
@@ -236,7 +241,7 @@ struct tracecmd_input *ustack_trace_open(const char *file, int flags)
 	struct tracecmd_input *handle;
 	struct tep_handle *tep;
 	struct stat st;
-	int fd, err;
+	int fd, err, head;
 
 	if (!file) {
 		errno = EINVAL;
@@ -250,14 +255,20 @@ struct tracecmd_input *ustack_trace_open(const char *file, int flags)
 		goto fail;
 
 	errno = 0;
-	handle = tracecmd_alloc_fd(fd, flags);
+	handle = tracecmd_alloc_fd(fd, flags & ~USTACK_TRACE_NO_KALLSYMS);
 	if (!handle) {
 		errno = ustack_trace_why(fd, &st, EPROTONOSUPPORT);
 		goto fail;
 	}
 	/* the handle's file from here: tracecmd_close() closes it */
+	head = flags & USTACK_TRACE_NO_KALLSYMS ? ustack_trace_read_head(handle, fd) : 1;
+	if (head < 0) {
+		/* read again, whole: libtracecmd's errors are the ones to give */
+		tracecmd_close(handle);
+		return ustack_trace_open(file, flags & ~USTACK_TRACE_NO_KALLSYMS);
+	}
 	errno = 0;
-	if (tracecmd_read_headers(handle, 0) < 0) {
+	if (head && tracecmd_read_headers(handle, 0) < 0) {
 		err = ustack_trace_why(fd, &st, EBADMSG);
 		tracecmd_close(handle);
 		errno = err;

@@ -5,8 +5,10 @@
  * and on what a user may give instead: no file, a directory, a FIFO, an
  * empty file, other bytes, and the trace cut or damaged where libtracecmd
  * 3.1.6's own tracecmd_open() crashes (a byte of its CPU data, the offset
- * of its first options section cut) or never returns (a section's size). Each gives its errno, and no file
+ * of its first options section cut) or never returns (a section's size).
+ * Each gives its errno, the same with USTACK_TRACE_NO_KALLSYMS, and no file
  * descriptor is left open. A record damaged inside the file is left out.
+ * With USTACK_TRACE_NO_KALLSYMS the kernel addresses are not named.
  *
  * libtracecmd leaks on its error paths, and the handle of a file whose CPU
  * data cannot be read is left unclosed on purpose: the opens that fail run
@@ -194,6 +196,76 @@ static void test_good(void)
 	UT_CHECK(to_count_fds() == fds, "file descriptors %d, were %d", to_count_fds(), fds);
 }
 
+/* What the samples of a trace name in the kernel, through its handle's tep. */
+struct to_kernel {
+	struct ustack_sampler	*sp;
+	int			samples;
+	int			named;		/* kernel addresses tep_find_function() names */
+	int			unnamed;
+};
+
+static int to_kernel_sample(const struct ustack_sample *sample, void *context)
+{
+	struct to_kernel *k = context;
+	unsigned int i;
+
+	k->samples++;
+	for (i = 0; i < sample->nr_kernel; i++) {
+		if (tep_find_function(sample->tep, sample->kernel[i]))
+			k->named++;
+		else
+			k->unnamed++;
+	}
+	return 0;
+}
+
+static int to_kernel_event(struct tep_event *event, struct tep_record *record, int cpu,
+			   const struct ustack_info *info, void *context)
+{
+	struct to_kernel *k = context;
+
+	return ustack_sampler_add(k->sp, event, record, cpu, info) ? 1 : 0;
+}
+
+static bool to_kernel_names(int flags, struct to_kernel *k)
+{
+	struct tracecmd_input *handle;
+	bool ok;
+
+	memset(k, 0, sizeof(*k));
+	handle = ustack_trace_open(TO_KSTACK_DAT, TRACECMD_FL_LOAD_NO_PLUGINS | flags);
+	if (!UT_CHECK(handle, "%s (flags %#x): %s", TO_KSTACK_DAT, flags, strerror(errno)))
+		return false;
+	k->sp = ustack_sampler_alloc(tracecmd_get_tep(handle), 0, to_kernel_sample, k);
+	ok = UT_CHECK(k->sp, "ustack_sampler_alloc: %s", strerror(errno)) &&
+	     UT_CHECK(!ustack_stitch_tracecmd(handle, 0, to_kernel_event, k) &&
+		      !ustack_sampler_flush(k->sp), "sampling (flags %#x)", flags);
+	ustack_sampler_free(k->sp);
+	tracecmd_close(handle);
+	return ok;
+}
+
+/*
+ * USTACK_TRACE_NO_KALLSYMS: the same events and kernel stacks, none of
+ * their kernel addresses named (the kallsyms were not parsed); without it
+ * they are.
+ */
+static void test_no_kallsyms(void)
+{
+	struct to_kernel all, none;
+	int fds = to_count_fds();
+
+	if (!to_kernel_names(0, &all) || !to_kernel_names(USTACK_TRACE_NO_KALLSYMS, &none))
+		return;
+	UT_CHECK(all.samples == 5 && none.samples == all.samples, "samples %d and %d, want 5",
+		 all.samples, none.samples);
+	UT_CHECK(all.named > 0 && !all.unnamed, "with the kallsyms: %d named, %d not",
+		 all.named, all.unnamed);
+	UT_CHECK(!none.named && none.unnamed == all.named, "without: %d named, %d not (want 0, %d)",
+		 none.named, none.unnamed, all.named);
+	UT_CHECK(to_count_fds() == fds, "file descriptors %d, were %d", to_count_fds(), fds);
+}
+
 static void to_not_a_trace(struct to_env *e)
 {
 	static const char text[] = "# tracer: nop\n#\n";
@@ -244,6 +316,7 @@ static void to_cut(struct to_env *e)
 	struct tracecmd_input *handle;
 	int fds = to_count_fds();
 	size_t n, bad = 0;
+	int err;
 
 	/* every length in the headers' first bytes and near the end, others in steps */
 	for (n = 1; n < e->size; n += n < 256 || n + 256 > e->size ? 1 : 31) {
@@ -255,6 +328,16 @@ static void to_cut(struct to_env *e)
 			tracecmd_close(handle);
 		else if (errno != ENODATA && !bad++)
 			to_check(e, false, "cut to %zu bytes: %s", n, strerror(errno));
+		/* without the kallsyms: the same */
+		err = handle ? 0 : errno;
+		errno = 0;
+		handle = ustack_trace_open(e->path, TRACECMD_FL_LOAD_NO_PLUGINS |
+					   USTACK_TRACE_NO_KALLSYMS);
+		if (handle)
+			tracecmd_close(handle);
+		if ((handle ? 0 : errno) != err && !bad++)
+			to_check(e, false, "cut to %zu bytes, no kallsyms: %s, want %s", n,
+				 handle ? "opened" : strerror(errno), err ? strerror(err) : "opened");
 	}
 	to_check(e, n >= e->size, "written up to %zu bytes of %zu", n, e->size);
 	to_check(e, !bad, "%zu lengths failed with another errno", bad);
@@ -396,6 +479,7 @@ void utest_trace_open_register(void)
 	if (!suite)
 		return;
 	CU_add_test(suite, "good", test_good);
+	CU_add_test(suite, "no_kallsyms", test_no_kallsyms);
 	CU_add_test(suite, "not_a_trace", test_not_a_trace);
 	CU_add_test(suite, "cut", test_cut);
 	CU_add_test(suite, "cpu_data", test_cpu_data);

@@ -12,7 +12,8 @@
  * make seeds).
  * The stitcher's flags (USTACK_STITCH_RAW, _START_UNKNOWN, _INDEX_OFFSET)
  * are the file's length mod 8: a file is read one way, its cut copies the
- * others.
+ * others. Its length's bit 3 opens it with USTACK_TRACE_NO_KALLSYMS (the
+ * headers read from a copy in memory without the kallsyms).
  *
  * Checks besides "no crash": ustack_trace_open() fails only with an errno
  * its man page gives, and never hangs; no record handed back is longer than
@@ -217,12 +218,14 @@ static void fz_stitch(struct tracecmd_input *handle, unsigned int how)
 	ustack_stitcher_free(st);
 }
 
+static int fz_open_flags;
+
 /* The file opens; else it fails as the man page says. Else abort(). */
 static struct tracecmd_input *fz_open(void)
 {
 	struct tracecmd_input *handle;
 
-	handle = ustack_trace_open(fz_path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	handle = ustack_trace_open(fz_path, TRACECMD_FL_LOAD_NO_PLUGINS | fz_open_flags);
 	if (handle)
 		return handle;
 	switch (errno) {
@@ -323,6 +326,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct tracecmd_input *handle;
 
 	fz_write(data, size);
+	fz_open_flags = size & 8 ? USTACK_TRACE_NO_KALLSYMS : 0;
 	if (!fz_opens())
 		return 0;
 	handle = fz_open();
