@@ -34,7 +34,9 @@ Round 1 may have the same of /bin/true (modes "start-MODE"): printed as
 the start-up, with what the rest of CPU in all comes to per call.
 Per round, a mode's CPU in all is what it adds to the program's CPU time
 over the round's run without recording, plus the recorder's, plus the
-symbolizer's (trace-cmd report with the plugin; perf script). A ratio is
+symbolizer's: the cheaper of its two (sym_us: every event's stack, trace-cmd
+report with the plugin or perf script; flame_us: the stacks folded with
+their counts, ustack-flame -K or perf report -g folded). A ratio is
 perf's figure over deferred's in the same round; the median of the rounds
 is the figure, its spread (q3 - q1, or max - min for up to 3 rounds) is
 printed, and a ratio whose spread is larger than its distance from 1 is
@@ -242,47 +244,48 @@ def table(argv):
     def added(r, m):
         return r[m]["prog_us"] - r["none"]["prog_us"]
 
+    def sym(x):
+        # the cheaper symbolizer of a run: per event, or folded
+        return min(x["sym_us"], x["flame_us"]) if x["flame_us"] > 0 else x["sym_us"]
+
     def in_all(r, m):
-        return added(r, m) + r[m]["rec_us"] + r[m]["sym_us"]
+        return added(r, m) + r[m]["rec_us"] + sym(r[m])
 
     names = {"none": "no recording", "deferred": "deferred + tables"}
     names.update(PERF_MODES)
     print("%d rounds, median of each (CPU time: user + system, ms; the spread: q3 - q1, or max - min"
           % len(rounds))
     print("for up to 3 rounds):")
-    print("%-20s %12s %8s %12s %10s %12s %10s" %
-          ("mode", "program ms", "spread", "+recorder ms", "bytes", "symbolize ms", "in all ms"))
+    print("%-20s %12s %8s %12s %10s %12s %10s %10s" %
+          ("mode", "program ms", "spread", "+recorder ms", "bytes", "symbolize ms", "folded ms",
+           "in all ms"))
     for m in ("none", "deferred", "dwarf", "dwarf32k"):
         def col(get):
             return median([get(r) for r in rounds])
         p = col(lambda r: r[m]["prog_us"])
         ps = spread([r[m]["prog_us"] for r in rounds])
         if m == "none":
-            print("%-20s %12.1f %8.1f %12s %10s %12s %10s" % (names[m], p / 1e3, ps / 1e3,
-                                                           "-", "-", "-", "-"))
+            print("%-20s %12.1f %8.1f %12s %10s %12s %10s %10s" % (
+                names[m], p / 1e3, ps / 1e3, "-", "-", "-", "-", "-"))
             continue
-        print("%-20s %12.1f %8.1f %12.1f %10d %12.1f %10.1f" % (
+        print("%-20s %12.1f %8.1f %12.1f %10d %12.1f %10.1f %10.1f" % (
             names[m], p / 1e3, ps / 1e3, col(lambda r: r[m]["rec_us"]) / 1e3,
             col(lambda r: r[m]["bytes"]), col(lambda r: r[m]["sym_us"]) / 1e3,
-            col(lambda r: in_all(r, m)) / 1e3))
-    fl = median([r["deferred"]["flame_us"] for r in rounds])
-    fv = [in_all(r, "deferred") - r["deferred"]["sym_us"] + r["deferred"]["flame_us"]
-          for r in rounds]
-    print("symbolize: trace-cmd report with the plugin; perf script. ustack-flame (folded) on the")
-    print("deferred recording: %.1f ms (in all with it: %.1f ms; perf dwarf,32768 / it %.2fx)" % (
-        fl / 1e3, median(fv) / 1e3,
-        median([ratio(in_all(r, "dwarf32k"), v) for r, v in zip(rounds, fv)])))
+            col(lambda r: r[m]["flame_us"]) / 1e3, col(lambda r: in_all(r, m)) / 1e3))
+    print("symbolize: every event's stack: trace-cmd report with the plugin; perf script.")
+    print("folded: the stacks folded with their counts: ustack-flame -K (the recording has no")
+    print("kernel stacks); perf report -g folded. In all counts the cheaper of the two.")
     st = rounds[0]
     if all("start-" + m in st for m in ("none", "deferred", "dwarf", "dwarf32k")):
         # the same of /bin/true: the start-up, and what is left per call
         def start(m):
             return (st["start-" + m]["prog_us"] - st["start-none"]["prog_us"] +
-                    st["start-" + m]["rec_us"] + st["start-" + m]["sym_us"])
-        print("start-up, the same of /bin/true (once): recorder ms, symbolizer ms, bytes")
+                    st["start-" + m]["rec_us"] + sym(st["start-" + m]))
+        print("start-up, the same of /bin/true (once): recorder ms, symbolize ms, folded ms, bytes")
         for m in ("deferred", "dwarf", "dwarf32k"):
-            print("  %-18s %12.1f %12.1f %10d" % (
+            print("  %-18s %12.1f %12.1f %10.1f %10d" % (
                 names[m], st["start-" + m]["rec_us"] / 1e3, st["start-" + m]["sym_us"] / 1e3,
-                st["start-" + m]["bytes"]))
+                st["start-" + m]["flame_us"] / 1e3, st["start-" + m]["bytes"]))
         n = calls.get("deferred", 0)
         per = {m: (median([in_all(r, m) for r in rounds]) - start(m)) / n if n else 0
                for m in ("deferred", "dwarf", "dwarf32k")}
@@ -307,7 +310,7 @@ def table(argv):
                          ("bytes", lambda r, x: r[x]["bytes"]),
                          ("program", lambda r, x: r[x]["prog_us"]),
                          ("+program", lambda r, x: added(r, x)),
-                         ("symbolize", lambda r, x: r[x]["sym_us"])):
+                         ("symbolize", lambda r, x: sym(r[x]))):
             v = [ratio(get(r, m), get(r, "deferred")) for r in rounds]
             figs[key] = (median(v), spread(v))
             if spread(v) > abs(median(v) - 1):

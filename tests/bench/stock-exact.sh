@@ -14,8 +14,10 @@
 # Per run: the program's CPU time (user + system of sqlite3 alone, from its
 # rusage: ustack-cputime), the recorder's (the recorder's whole process
 # tree, its children reaped, less the program's), the bytes of the file it
-# wrote, and the CPU time to turn it into symbolized stacks (trace-cmd
-# report with the plugin, perf script; ustack-flame's folded output too).
+# wrote, and the CPU time to turn it into symbolized stacks, two ways each:
+# every event's stack (trace-cmd report with the plugin; perf script) and
+# the stacks folded with their counts (ustack-flame -K, user stacks only, as
+# the recording has no kernel stacks; perf report -g folded).
 # And, once, the same of /bin/true: what each costs before the first call.
 # The modes are interleaved within a round; tests/bench/stock-exact.py
 # prints the medians and, per round, perf's figure over deferred's, with
@@ -116,7 +118,7 @@ run() {
 		b=$(stat -c %s "$m.dat")
 		s=$("$CPUTIME" trace-cmd report -i "$m.dat" 2>&1 > "$m.report" |
 		    sed -n 's/^cputime_us //p')
-		fl=$("$CPUTIME" "$FLAME" -o "$m.folded" "$m.dat" 2>&1 |
+		fl=$("$CPUTIME" "$FLAME" -K -o "$m.folded" "$m.dat" 2>&1 |
 		     sed -n 's/^cputime_us //p') ;;
 	dwarf|dwarf32k)
 		cg=dwarf
@@ -125,7 +127,9 @@ run() {
 			-o "$m.data" -- "$CPUTIME" "$@" > "$m.out" 2> "$m.rec"
 		b=$(stat -c %s "$m.data")
 		s=$("$CPUTIME" "$PERF" script -i "$m.data" 2>&1 > "$m.script" |
-		    sed -n 's/^cputime_us //p') ;;
+		    sed -n 's/^cputime_us //p')
+		fl=$("$CPUTIME" "$PERF" report -i "$m.data" --stdio --no-children \
+			-g folded,0,caller,count 2>&1 > "$m.folded" | sed -n 's/^cputime_us //p') ;;
 	esac
 	read -r p t <<< "$(cputime "$m.rec")"
 	echo "$p $((t - p)) $b ${s:-0} ${fl:-0}"
