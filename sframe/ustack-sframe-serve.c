@@ -28,8 +28,13 @@
  * between reads of the events (usf_serve_slice()), so that a program
  * started meanwhile is served at the next read, not after the whole scan.
  *
+ * The table of a file bigger than --inline-max (8 MiB) is made in a child
+ * process (its hash for the cache too), and the events read meanwhile
+ * (ustack-sframe-work.c).
+ *
  * --events FILE reads event lines from FILE (a trace_pipe written by a
- * test) instead of its instance, and stops at its end.
+ * test) instead of its instance, and stops at its end (after the children's
+ * conversions).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -63,6 +68,8 @@
 #define USF_SERVE_DEPTH		8
 /* a process's maps read again this long after its last PROT_EXEC mmap */
 #define USF_SERVE_RECHECK_MS	10
+/* files up to this size are converted in the service, bigger ones in a child */
+#define USF_SERVE_INLINE_MAX	(8ULL << 20)
 
 /* What the service did */
 struct usf_serve {
@@ -93,6 +100,10 @@ struct usf_serve {
 	int			fd;		/* the events, -1 before they are read */
 	size_t			have;		/* bytes in usf_serve_buf */
 	int			depth;		/* events served between two files, nested */
+	uint64_t		inline_max;	/* bigger files: converted in a child */
+	unsigned long		in_child;	/* tables made in a child */
+	unsigned long		child_hits;	/* of those, from the cache */
+	struct usf_works	work;		/* ustack-sframe-work.c */
 };
 
 static char usf_serve_buf[USF_SERVE_BUF + 1];
@@ -159,13 +170,26 @@ static int usf_serve_write_str(const struct usf_serve *sv, const char *file, con
 	return usf_serve_write(sv, file, s, strlen(s));
 }
 
-/* The table of the file at @fd: from the cache, else converted and stored */
-static void *usf_serve_table(struct usf_serve *sv, const struct usf_file *file, size_t *size)
+/*
+ * The table of the file at @fd: from the cache, else converted and stored;
+ * NULL with *@queued set when a child makes it, hash and conversion (a file
+ * bigger than @sv->inline_max: usf_serve_converted() loads it).
+ */
+static void *usf_serve_table(struct usf_serve *sv, const struct usf_file *file, size_t *size,
+			     bool *queued)
 {
 	char name[USF_CACHE_NAME_MAX];
 	void *blob = NULL;
+	struct stat st;
 	double t;
 
+	if (!fstat(file->fd, &st) && (uint64_t)st.st_size > sv->inline_max &&
+	    !usf_work_add(&sv->work, file)) {
+		printf("%s: its table made in a child, %llu bytes\n", file->name,
+		       (unsigned long long)st.st_size);
+		*queued = true;
+		return NULL;
+	}
 	if (sv->cache) {
 		if (usf_cache_name(sv->cache, file->fd, name, sizeof(name)))
 			return NULL;	/* no build-id, unreadable: no table either */
@@ -183,10 +207,55 @@ static void *usf_serve_table(struct usf_serve *sv, const struct usf_file *file, 
 	return blob;
 }
 
+/* Load @blob, the table of the file @name open at @fd (@origin: how it was found) */
+static void usf_serve_load(struct usf_serve *sv, const char *name, int fd, const char *origin,
+			   void *blob, size_t size)
+{
+	if (usf_table_set_file(blob, size, fd)) {
+		fprintf(stderr, "%s: %s\n", name, usf_last_error());
+		sv->refused++;
+	} else if (!usf_serve_write(sv, "user_unwind_tables/load", blob, size)) {
+		printf("%s: loaded (%s), %zu bytes\n", name, origin, size);
+		sv->loaded++;
+		sv->loaded_bytes += size;
+	} else if (errno == EEXIST) {
+		sv->already++;
+	} else {
+		fprintf(stderr, "%s: loading its table, %zu bytes: %s\n", name, size,
+			strerror(errno));
+		sv->refused++;
+	}
+	fflush(stdout);
+}
+
+/* A child made a table (or none): loaded (usf_work_done_fn) */
+static void usf_serve_converted(void *arg, const struct usf_job *job, void *blob, size_t size,
+				double cpu, bool cached)
+{
+	struct usf_serve *sv = arg;
+
+	if (!blob) {
+		fprintf(stderr, "%s: no table (child)\n", job->name);
+		sv->no_table++;
+		return;
+	}
+	sv->in_child++;
+	if (cached) {
+		sv->child_hits++;
+		printf("%s: from the cache in a child, %zu bytes, %.3f s\n", job->name, size, cpu);
+	} else {
+		sv->convert_s += cpu;
+		sv->converted++;
+		printf("%s: converted in a child, %zu bytes, %.3f s\n", job->name, size, cpu);
+	}
+	usf_serve_load(sv, job->name, job->fd, job->origin, blob, size);
+}
+
 /* The walk's function: load the table of @file */
 static void usf_serve_file(struct usf_walk *walk, const struct usf_file *file)
 {
 	struct usf_serve *sv = walk->arg;
+	bool queued = false;
 	size_t size;
 	void *blob;
 
@@ -201,27 +270,13 @@ static void usf_serve_file(struct usf_walk *walk, const struct usf_file *file)
 		usf_serve_batch(sv, walk);
 		sv->depth--;
 	}
-	blob = usf_serve_table(sv, file, &size);
+	blob = usf_serve_table(sv, file, &size, &queued);
 	if (!blob) {
-		sv->no_table++;
+		sv->no_table += !queued;
 		return;
 	}
-	if (usf_table_set_file(blob, size, file->fd)) {
-		fprintf(stderr, "%s: %s\n", file->name, usf_last_error());
-		sv->refused++;
-	} else if (!usf_serve_write(sv, "user_unwind_tables/load", blob, size)) {
-		printf("%s: loaded (%s), %zu bytes\n", file->name, usf_origin_name(file), size);
-		sv->loaded++;
-		sv->loaded_bytes += size;
-	} else if (errno == EEXIST) {
-		sv->already++;
-	} else {
-		fprintf(stderr, "%s: loading its table, %zu bytes: %s\n", file->name, size,
-			strerror(errno));
-		sv->refused++;
-	}
+	usf_serve_load(sv, file->name, file->fd, usf_origin_name(file), blob, size);
 	free(blob);
-	fflush(stdout);
 }
 
 /* The status file: counters, replaced whole */
@@ -240,11 +295,12 @@ static void usf_serve_status(const struct usf_serve *sv, const struct usf_walk *
 		return;
 	fprintf(f, "pid %d\nevents %lu\nscans %lu\nfiles %zu\nknown %lu\nuntrusted %u\nunopened %u\n"
 		"loaded %lu\nloaded_bytes %llu\nalready %lu\nno_table %lu\nrefused %lu\n"
-		"converted %lu\nconvert_cpu_s %.3f\nrescans %lu\npending %zu\nrechecks %lu\n",
+		"converted %lu\nconvert_cpu_s %.3f\nrescans %lu\npending %zu\nrechecks %lu\n"
+		"in_child %lu\nchild_cache_hits %lu\nconverting %d\n",
 		(int)getpid(), sv->events, sv->scans, walk->nr_seen, walk->known,
 		walk->untrusted, walk->unopened, sv->loaded, (unsigned long long)sv->loaded_bytes,
 		sv->already, sv->no_table, sv->refused, sv->converted, sv->convert_s, sv->rescans,
-		sv->nr_todo - sv->next_todo, sv->rechecks);
+		sv->nr_todo - sv->next_todo, sv->rechecks, sv->in_child, sv->child_hits, sv->work.nr);
 	if (cs)
 		fprintf(f, "cache_hits %llu\ncache_misses %llu\ncache_rejected %llu\n"
 			"cache_stored %llu\ncache_evicted %llu\ncache_bytes %llu\n",
@@ -530,15 +586,24 @@ static int usf_serve_batch(struct usf_serve *sv, struct usf_walk *walk)
  */
 static void usf_serve_read(struct usf_serve *sv, struct usf_walk *walk)
 {
-	struct pollfd pfd = { .fd = sv->fd, .events = POLLIN };
+	struct pollfd pfd[2] = { { .fd = sv->fd, .events = POLLIN }, { .events = POLLIN } };
 	int r;
 
 	while (!usf_serve_stop) {
-		r = poll(&pfd, 1, usf_serve_timeout(sv));
+		/* a child's table (poll() passes over a negative descriptor) */
+		pfd[1].fd = sv->work.pipe;
+		pfd[1].revents = 0;
+		r = poll(pfd, 2, usf_serve_timeout(sv));
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
 			break;
+		if (pfd[1].revents) {
+			usf_serve_status(sv, walk);
+			usf_work_read(&sv->work);
+			if (!(pfd[0].revents & (POLLIN | POLLHUP)))
+				continue;
+		}
 		if (!r) {
 			usf_serve_recheck(sv, walk, false);
 			if (usf_serve_busy(sv))
@@ -563,6 +628,8 @@ static void usf_serve_read(struct usf_serve *sv, struct usf_walk *walk)
 		usf_serve_recheck(sv, walk, true);
 	while (usf_serve_busy(sv) && !usf_serve_stop)
 		usf_serve_slice(sv, walk);
+	if (!usf_serve_stop)
+		usf_work_drain(&sv->work);
 }
 
 /* The instance's events: on, or off (@on false) */
@@ -600,7 +667,10 @@ static int usf_serve_events(const struct usf_serve *sv, bool on)
 	return 0;
 }
 
-/* serve [--cache DIR|--no-cache] [--cache-max BYTES] [--status FILE] [--no-scan] [--events FILE] */
+/*
+ * serve [--cache DIR|--no-cache] [--cache-max BYTES] [--status FILE] [--no-scan] [--events FILE]
+ *	 [--inline-max BYTES]
+ */
 int usf_cmd_serve(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -610,11 +680,13 @@ int usf_cmd_serve(int argc, char **argv)
 		{ "status", required_argument, NULL, 's' },
 		{ "no-scan", no_argument, NULL, 'S' },
 		{ "events", required_argument, NULL, 'e' },
+		{ "inline-max", required_argument, NULL, 'i' },
 		{ 0 }
 	};
 	const char *cache_dir = USF_SERVE_CACHE, *events = NULL;
 	struct usf_walk walk = { .fn = usf_serve_file };
-	struct usf_serve sv = { .status = USF_SERVE_STATUS, .fd = -1 };
+	struct usf_serve sv = { .status = USF_SERVE_STATUS, .fd = -1,
+				.inline_max = USF_SERVE_INLINE_MAX };
 	uint64_t cache_max = USF_SERVE_CACHE_MAX;
 	struct sigaction sa = { .sa_handler = usf_serve_signal };
 	char path[4096];
@@ -634,6 +706,8 @@ int usf_cmd_serve(int argc, char **argv)
 			scan = false;
 		else if (c == 'e')
 			events = optarg;
+		else if (c == 'i')
+			sv.inline_max = usf_parse_addr(optarg, "--inline-max");
 		else
 			return 2;
 	}
@@ -655,6 +729,7 @@ int usf_cmd_serve(int argc, char **argv)
 			fprintf(stderr, "no cache, every file is converted: %s\n",
 				usf_last_error());
 	}
+	usf_work_init(&sv.work, sv.cache, usf_serve_converted, &sv);
 	if (events) {
 		fd = open(events, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
@@ -688,10 +763,11 @@ int usf_cmd_serve(int argc, char **argv)
 		snprintf(path, sizeof(path), "%s/%s", sv.tracefs, USF_SERVE_INSTANCE);
 		rmdir(path);
 	}
+	usf_work_release(&sv.work);
 	usf_serve_status(&sv, &walk);
 	printf("stopped: %lu events, %lu scans, %zu files seen, %lu loaded, %lu converted "
-	       "(%.3f s of CPU)\n", sv.events, sv.scans, walk.nr_seen, sv.loaded, sv.converted,
-	       sv.convert_s);
+	       "(%lu in a child; %.3f s of CPU)\n", sv.events, sv.scans, walk.nr_seen, sv.loaded,
+	       sv.converted, sv.in_child, sv.convert_s);
 	usf_walk_release(&walk);
 	usf_cache_close(sv.cache);
 	free(sv.todo);

@@ -76,6 +76,44 @@ int usf_cmd_load(int argc, char **argv);
 int usf_cmd_list(int argc, char **argv);
 int usf_cmd_remove(int argc, char **argv);
 
+/* ustack-sframe-work.c: the service's tables of big files, made in a child */
+#define USF_WORK_QUEUE		32	/* files waiting for the child, at most */
+
+struct usf_job {
+	int		fd;		/* the file, a dup() of the service's */
+	char		*name;
+	char		*origin;	/* usf_origin_name() of the file */
+};
+
+/*
+ * @blob: the table (NULL: none made); @cpu: the child's CPU time, s;
+ * @cached: taken from the cache, not converted
+ */
+typedef void (*usf_work_done_fn)(void *arg, const struct usf_job *job, void *blob,
+				 size_t size, double cpu, bool cached);
+
+struct usf_cache;
+
+struct usf_works {
+	struct usf_cache	*cache;
+	usf_work_done_fn	done;
+	void			*arg;
+	int			pid;		/* the child converting queue[0], or -1 */
+	int			pipe;		/* its table, read here; -1 */
+	unsigned char		*buf;		/* what it wrote so far */
+	size_t			len;
+	size_t			alloc;
+	struct usf_job		queue[USF_WORK_QUEUE];
+	int			nr;
+};
+
+void usf_work_init(struct usf_works *w, struct usf_cache *cache, usf_work_done_fn done,
+		   void *arg);
+int usf_work_add(struct usf_works *w, const struct usf_file *file);
+void usf_work_read(struct usf_works *w);
+void usf_work_drain(struct usf_works *w);
+void usf_work_release(struct usf_works *w);
+
 /* ustack-sframe-serve.c: a service keeping the tables of mapped files loaded */
 int usf_cmd_serve(int argc, char **argv);
 

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The tables of big files, each made in a child process (issue 39).
+ *
+ * Converting a big library takes seconds (perf's libLLVM 4.4 s of the
+ * guest's CPU, libz3 2.3 s), and even hashing it for the cache takes long
+ * (libLLVM is 100 MB): done in the service, no event is read meanwhile,
+ * and a program started then runs its first seconds without its tables.
+ * The table of a file bigger than the service's --inline-max is made in a
+ * child instead: the child hashes the file, takes its table from the
+ * cache or converts it and stores it there, writes it to a pipe and exits;
+ * the service goes on reading events and loads the table when the pipe
+ * ends.
+ * One child runs at a time, others wait in a queue of USF_WORK_QUEUE
+ * (with a full queue the caller converts the file itself). The child's
+ * CPU time is bounded (RLIMIT_CPU) and so is what it may write: a file
+ * crafted to make the converter run away, or crash, ends the child, not
+ * the service. The file is the descriptor the service opened (a dup()),
+ * kept until the table is loaded with it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "usf.h"
+#include "usf-cache.h"
+#include "usf-table.h"
+#include "ustack-sframe.h"
+
+/* a child's CPU time, seconds (the biggest library here: 4.4 s of the guest) */
+#define USF_WORK_CPU_S		120
+/* a table larger than this is not believed */
+#define USF_WORK_MAX_BLOB	(1ULL << 30)
+
+/**
+ * usf_work_init - no child, an empty queue
+ * @w: the conversions
+ * @cache: the cache a child takes tables from and stores them in, or NULL
+ * @done: called with each conversion's table (NULL when it failed)
+ * @arg: its first argument
+ */
+void usf_work_init(struct usf_works *w, struct usf_cache *cache, usf_work_done_fn done,
+		   void *arg)
+{
+	memset(w, 0, sizeof(*w));
+	w->cache = cache;
+	w->done = done;
+	w->arg = arg;
+	w->pid = -1;
+	w->pipe = -1;
+}
+
+static void usf_job_release(struct usf_job *job)
+{
+	if (job->fd >= 0)
+		close(job->fd);
+	free(job->name);
+	free(job->origin);
+	memset(job, 0, sizeof(*job));
+	job->fd = -1;
+}
+
+/*
+ * The child's table of @job's file: from the cache (*@how 'H'), else
+ * converted and stored there ('C'); as the service does it for a small
+ * file (no build-id to name it in the cache: no table).
+ */
+static int usf_work_table(const struct usf_works *w, const struct usf_job *job, void **blob,
+			  size_t *size, char *how)
+{
+	char name[USF_CACHE_NAME_MAX];
+
+	if (w->cache) {
+		if (usf_cache_name(w->cache, job->fd, name, sizeof(name)))
+			return -1;
+		*how = 'H';
+		if (!usf_cache_get(w->cache, name, blob, size))
+			return 0;
+	}
+	*how = 'C';
+	if (usf_table_from_fd(job->name, job->fd, 0, blob, size, NULL))
+		return -1;
+	if (w->cache && usf_cache_put(w->cache, name, *blob, *size))
+		fprintf(stderr, "%s: not cached: %s\n", job->name, usf_last_error());
+	return 0;
+}
+
+/* The child: 'H' or 'C' and the table of @job's file on @out, then exit */
+static void __attribute__((noreturn)) usf_work_child(const struct usf_works *w,
+						     const struct usf_job *job, int out)
+{
+	struct rlimit cpu = { USF_WORK_CPU_S, USF_WORK_CPU_S };
+	const char *p;
+	size_t size = 0;
+	void *blob;
+	ssize_t n;
+	char how;
+
+	setrlimit(RLIMIT_CPU, &cpu);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	if (usf_work_table(w, job, &blob, &size, &how)) {
+		fprintf(stderr, "%s: %s\n", job->name, usf_last_error());
+		_exit(1);
+	}
+	if (write(out, &how, 1) != 1)
+		_exit(1);
+	for (p = blob; size; p += n, size -= n) {
+		n = write(out, p, size);
+		if (n < 0 && errno == EINTR) {
+			n = 0;
+			continue;
+		}
+		if (n <= 0)
+			_exit(1);
+	}
+	_exit(0);
+}
+
+/* Start the child of the first job of the queue; the job is dropped when it cannot be */
+static void usf_work_next(struct usf_works *w)
+{
+	struct usf_job *job;
+	int p[2];
+
+	while (w->pid < 0 && w->nr) {
+		job = &w->queue[0];
+		if (pipe2(p, O_CLOEXEC)) {
+			fprintf(stderr, "%s: no pipe for its conversion: %s\n", job->name,
+				strerror(errno));
+		} else {
+			fflush(NULL);
+			w->pid = fork();
+			if (!w->pid) {
+				close(p[0]);
+				usf_work_child(w, job, p[1]);
+			}
+			close(p[1]);
+			if (w->pid > 0) {
+				w->pipe = p[0];
+				fcntl(w->pipe, F_SETFL, O_NONBLOCK);
+				w->len = 0;
+				return;
+			}
+			fprintf(stderr, "%s: no process for its conversion: %s\n", job->name,
+				strerror(errno));
+			close(p[0]);
+			w->pid = -1;
+		}
+		w->done(w->arg, job, NULL, 0, 0, false);
+		usf_job_release(job);
+		memmove(w->queue, w->queue + 1, --w->nr * sizeof(*job));
+	}
+}
+
+/**
+ * usf_work_add - convert a file in the child, when its turn comes
+ * @w: the conversions
+ * @file: the file (its descriptor is duplicated)
+ *
+ * Return: 0 when queued; -1 when not (a full queue, no memory, no
+ * descriptor): the caller makes the table itself.
+ */
+int usf_work_add(struct usf_works *w, const struct usf_file *file)
+{
+	struct usf_job *job;
+
+	if (w->nr == USF_WORK_QUEUE)
+		return -1;
+	job = &w->queue[w->nr];
+	memset(job, 0, sizeof(*job));
+	job->fd = fcntl(file->fd, F_DUPFD_CLOEXEC, 0);
+	job->name = strdup(file->name);
+	job->origin = strdup(usf_origin_name(file));
+	if (job->fd < 0 || !job->name || !job->origin) {
+		usf_job_release(job);
+		return -1;
+	}
+	w->nr++;
+	usf_work_next(w);
+	return 0;
+}
+
+/* The child ended (its pipe did): its table, or a failure, to the caller; the next one */
+static void usf_work_end(struct usf_works *w)
+{
+	struct usf_job *job = &w->queue[0];
+	struct rusage ru = { 0 };
+	double cpu;
+	int status = 0;
+
+	close(w->pipe);
+	w->pipe = -1;
+	while (wait4(w->pid, &status, 0, &ru) < 0 && errno == EINTR)
+		;
+	w->pid = -1;
+	cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	      ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	if (WIFSIGNALED(status))
+		fprintf(stderr, "%s: its conversion ended by signal %d\n", job->name,
+			WTERMSIG(status));
+	/* 'H' or 'C', then the table */
+	if (WIFEXITED(status) && !WEXITSTATUS(status) && w->len > 1 &&
+	    (w->buf[0] == 'H' || w->buf[0] == 'C'))
+		w->done(w->arg, job, w->buf + 1, w->len - 1, cpu, w->buf[0] == 'H');
+	else
+		w->done(w->arg, job, NULL, 0, cpu, false);
+	usf_job_release(job);
+	memmove(w->queue, w->queue + 1, --w->nr * sizeof(*job));
+	w->len = 0;
+	usf_work_next(w);
+}
+
+/**
+ * usf_work_read - read what the child wrote, as much as there is now
+ * @w: the conversions
+ *
+ * At the end of the pipe, the conversion's table is handed to the done
+ * function and the next child started.
+ */
+void usf_work_read(struct usf_works *w)
+{
+	unsigned char *b;
+	size_t want;
+	ssize_t n;
+
+	while (w->pipe >= 0) {
+		if (w->alloc - w->len < 65536) {
+			want = w->alloc ? 2 * w->alloc : 1 << 20;
+			b = want > USF_WORK_MAX_BLOB ? NULL : realloc(w->buf, want);
+			if (!b) {
+				fprintf(stderr, "%s: a table of more than %zu bytes\n",
+					w->queue[0].name, w->len);
+				kill(w->pid, SIGKILL);
+				w->len = 0;
+				usf_work_end(w);
+				return;
+			}
+			w->buf = b;
+			w->alloc = want;
+		}
+		n = read(w->pipe, w->buf + w->len, w->alloc - w->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n <= 0) {
+			usf_work_end(w);
+			continue;
+		}
+		w->len += n;
+	}
+}
+
+/**
+ * usf_work_drain - every conversion queued, done (waiting for each)
+ * @w: the conversions
+ */
+void usf_work_drain(struct usf_works *w)
+{
+	struct pollfd pfd = { .events = POLLIN };
+
+	while (w->pipe >= 0) {
+		pfd.fd = w->pipe;
+		if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
+			break;
+		usf_work_read(w);
+	}
+}
+
+/**
+ * usf_work_release - the child killed, the queue dropped
+ * @w: the conversions
+ */
+void usf_work_release(struct usf_works *w)
+{
+	if (w->pid > 0) {
+		kill(w->pid, SIGKILL);
+		while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (w->pipe >= 0)
+		close(w->pipe);
+	while (w->nr)
+		usf_job_release(&w->queue[--w->nr]);
+	free(w->buf);
+	usf_work_init(w, w->cache, w->done, w->arg);
+}
