@@ -121,16 +121,19 @@ fi
 # PROT_NONE page above the stack (the read faults), a misaligned one, one
 # below the stack pointer, and frames whose return address lies outside
 # every executable mapping (0x1234, all ones, ASCII text, a stack
-# address: what code without frame pointers leaves in rbp + 8). Each walk
-# stops with the interrupted address and says it was cut ("truncated"):
-# the first four stopped at a frame they could not follow, the last four
-# at one outside executable memory. The kernel neither crashes nor hangs.
+# address: what code without frame pointers leaves in rbp + 8), and a zero
+# return address read through the topmost frame's rbp (the outermost
+# frame's only when the frame-pointer chain gave it). Each walk stops with
+# the interrupted address and says it was cut ("truncated"): the first
+# four and the last stopped at a frame they could not follow, the other
+# four at one outside executable memory. The kernel neither crashes nor
+# hangs.
 getppid_traced /tmp/out "$USTACK_PROGS/ustack-badfp"
 check "bad frame pointers: the program ran, a PROT_NONE page mapped" \
-	test "$(cat /tmp/out)" = "ustack-badfp: 9 calls"
+	test "$(cat /tmp/out)" = "ustack-badfp: 10 calls"
 stitched | awk -F'|' -v p="$pid" '$1 == p && $4 ~ /getppid/ { print $5 }' > /tmp/bad
 kind=0
-for name in kernel protnone misaligned below loop ones text data; do
+for name in kernel protnone misaligned below loop ones text data zero; do
 	kind=$((kind + 1))
 	frames=$(sed -n "${kind}p" /tmp/bad)
 	syms=$(symbols "$frames")
@@ -140,11 +143,11 @@ for name in kernel protnone misaligned below loop ones text data; do
 		fail "bad frame pointer ($name): the walk stops at once" "'$syms' ($frames)"
 	fi
 done
-grep -- "-$pid .*user_unwind_stack:" $T/trace | head -n 8 > /tmp/badstacks
+grep -- "-$pid .*user_unwind_stack:" $T/trace | head -n 9 > /tmp/badstacks
 n=$(grep -c ' truncated' /tmp/badstacks)
-check "bad frame pointers: the 8 stacks say they were cut ($n)" test "$n" = 8
+check "bad frame pointers: the 9 stacks say they were cut ($n)" test "$n" = 9
 # In a system call, the next instruction a "push %rbp": no prologue there.
-frames=$(sed -n 9p /tmp/bad)
+frames=$(sed -n 10p /tmp/bad)
 syms=$(first_n 2 "$(symbols "$frames")")
 if [ "$syms" = "ustack_syspush main" ]; then
 	pass "system call before a push %rbp: its caller comes next"

@@ -12,13 +12,16 @@
  *   6 text       the same with "/gcc/x86" as its return address, as code
  *                without frame pointers leaves in rbp + 8
  *   7 data       the same with a return address in the stack
- * Every walk gets the interrupted address and stops there, the last four
- * saying that they were cut (no frame outside executable memory is
- * written); none may crash or hang. Then one getppid from ustack_syspush, with a
+ *   8 zero       the same with a zero return address: the outermost
+ *                frame's only where the frame-pointer chain gave the
+ *                frame; this one is the topmost frame's register
+ * Every walk gets the interrupted address and stops there, each saying
+ * that it was cut (no frame outside executable memory is written); none
+ * may crash or hang. Then one getppid from ustack_syspush, with a
  * good frame pointer, whose next instruction is "push %rbp": a task in a
  * system call is in the middle of a function, not at a function's first
  * instruction, so the walk must give its caller, main, next. Prints
- * "ustack-badfp: 9 calls" (and a line saying so when no PROT_NONE page
+ * "ustack-badfp: 10 calls" (and a line saying so when no PROT_NONE page
  * could be mapped).
  */
 #include <stdio.h>
@@ -84,11 +87,12 @@ int main(void)
 		printf("ustack-badfp: no PROT_NONE page above the stack\n");
 	const long ra[] = {
 		[4] = 0x1234, [5] = -1L, [6] = 0x3638782f6363672fL, [7] = (long)&here,
+		[8] = 0,
 	};
 
-	for (kind = 0; kind < 8; kind++)
+	for (kind = 0; kind < 9; kind++)
 		ustack_badfp(kind, (long)page, ra[kind]);
 	ustack_syspush();
-	printf("ustack-badfp: 9 calls\n");
+	printf("ustack-badfp: 10 calls\n");
 	return 0;
 }
