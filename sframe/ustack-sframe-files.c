@@ -47,11 +47,24 @@ static const struct {
 	{ "/usr/lib/x86_64-linux-gnu", true },
 };
 
-/* A file already given or skipped */
+/*
+ * A file already given or skipped: its device and inode, and its change
+ * time. A device and inode are used again (a new tmpfs mounted where one
+ * was, its first files numbered as before; a file of a file system that
+ * reuses inode numbers), so a file seen is the same one only with the same
+ * change time too, as the kernel keys a table (sframe_table.c, with the
+ * inode's generation stat() does not give).
+ */
 struct usf_file_id {
-	dev_t	dev;
-	ino_t	ino;
+	dev_t		dev;
+	ino_t		ino;
+	struct timespec	ctime;	/* not compared by usf_file_id_cmp() */
 };
+
+static bool usf_file_id_same_ctime(const struct usf_file_id *a, const struct timespec *ctime)
+{
+	return a->ctime.tv_sec == ctime->tv_sec && a->ctime.tv_nsec == ctime->tv_nsec;
+}
 
 static int usf_file_id_cmp(const struct usf_file_id *a, const struct usf_file_id *b)
 {
@@ -85,14 +98,21 @@ static bool usf_walk_find(const struct usf_walk *walk, const struct usf_file_id 
 	return false;
 }
 
-/* Has the file of @st been seen? If not, it is now. */
+/*
+ * Has the file of @st been seen? If not, it is now (a file seen at its
+ * device and inode with another change time is another: it replaces it).
+ */
 static bool usf_walk_seen(struct usf_walk *walk, const struct stat *st)
 {
-	struct usf_file_id id = { st->st_dev, st->st_ino };
+	struct usf_file_id id = { st->st_dev, st->st_ino, st->st_ctim };
 	size_t lo;
 
-	if (usf_walk_find(walk, &id, &lo))
-		return true;
+	if (usf_walk_find(walk, &id, &lo)) {
+		if (usf_file_id_same_ctime(&walk->seen[lo], &st->st_ctim))
+			return true;
+		walk->seen[lo].ctime = st->st_ctim;
+		return false;
+	}
 	if (walk->nr_seen == walk->alloc_seen) {
 		walk->alloc_seen = walk->alloc_seen ? 2 * walk->alloc_seen : 256;
 		walk->seen = realloc(walk->seen, walk->alloc_seen * sizeof(*walk->seen));
@@ -308,6 +328,23 @@ static void usf_walk_mapping(struct usf_walk *walk, int pid, const char *range, 
 	close(file.fd);
 }
 
+/*
+ * Is the file process @pid maps at @range the one seen at @pos (its
+ * device and inode): the same change time? stat() of the map_files link,
+ * the file not opened. A mapping gone meanwhile counts as the same.
+ */
+static bool usf_walk_same(const struct usf_walk *walk, size_t pos, int pid, const char *range)
+{
+	char mf[128];
+	struct stat st;
+
+	if (snprintf(mf, sizeof(mf), "/proc/%d/map_files/%s", pid, range) >= (int)sizeof(mf) ||
+	    stat(mf, &st))
+		return true;
+	return st.st_dev != walk->seen[pos].dev || st.st_ino != walk->seen[pos].ino ||
+	       usf_file_id_same_ctime(&walk->seen[pos], &st.st_ctim);
+}
+
 /**
  * usf_walk_pid - give the files process @pid maps executable
  * @walk: the walk
@@ -335,11 +372,12 @@ int usf_walk_pid(struct usf_walk *walk, int pid)
 		if (!start || !usf_maps_exec(line, range, sizeof(range), &id, &path))
 			continue;
 		/*
-		 * A file seen, by the device and inode maps shows: not opened
+		 * A file seen, by the device and inode maps shows, and its
+		 * change time (stat() of its map_files link): not opened
 		 * again. Where maps and fstat() differ (btrfs subvolumes), the
 		 * file is opened and found seen by fstat().
 		 */
-		if (usf_walk_find(walk, &id, &pos))
+		if (usf_walk_find(walk, &id, &pos) && usf_walk_same(walk, pos, pid, range))
 			walk->known++;
 		else
 			usf_walk_mapping(walk, pid, range, path);

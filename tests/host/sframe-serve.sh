@@ -20,7 +20,9 @@
 # another process, and the rescan then ends. An mmap
 # event's process is scanned again 10 ms later (its mapping may not be
 # there yet at sys_enter), an mprotect's (RELRO) is not. A process
-# scanned again opens no file seen (maps' device and inode). A program
+# scanned again opens no file seen (maps' device and inode), but one whose
+# change time changed (the same device and inode, another file) is loaded
+# again. A program
 # built without -pie (mapped at 0x400000: maps pads its addresses with
 # zeros, map_files does not) gets its table. Root only (map_files, chown).
 . "$(dirname "$0")/../lib/result.sh"
@@ -196,6 +198,26 @@ nx=$(awk '$2 ~ /x/ && $6 ~ /^\//' "/proc/$pid/maps" | wc -l)
 # (each mmap event's process is scanned again 10 ms later: rechecks)
 check "a second scan of the process opens none of its $nx executable mappings again (known $(counter known), scans $(counter scans), rechecks $(counter rechecks))" \
 	test "$(counter scans)" = 2 -a "$(counter known)" = "$((nx * (1 + $(counter rechecks))))"
+
+# a file seen whose change time changed: another file at the same device
+# and inode (a new tmpfs where one was numbers its files as before), for
+# which the kernel keeps no table of the old one: loaded again
+rm -f "$work/evfifo"
+mkfifo "$work/evfifo"
+"$tool" serve --no-scan --status "$work/status" --events "$work/evfifo" --cache "$cache" \
+	> "$work/run17" 2>&1 &
+spid=$!
+exec 3> "$work/evfifo"
+echo "$line" >&3
+wait_until 30 grep -q "libroot.so: loaded" "$work/run17"
+sleep 0.1
+chmod 644 "$work/libroot.so"	# its change time only
+echo "$line" >&3
+exec 3>&-
+wait $spid
+check "a file seen with another change time is loaded again ($(grep -c 'libroot.so: loaded' "$work/run17") loads), the others known" \
+	test "$(grep -c "libroot.so: loaded (mapped by pid $pid)" "$work/run17")" = 2 -a \
+	     "$(grep -c ': loaded' "$work/run17")" = "$(( $(grep -c ': loaded' "$work/run13") + 1 ))"
 
 # a rescan never starves a new program: the kernel's loads are made slow
 # (load is a FIFO, each open for writing waits for a reader the test
