@@ -23,12 +23,14 @@ Prints, per command (perf's comm, or COMM... when given, in that order):
 and up to 3 "diff" blocks per command, then a total line:
     total equal E of N
 With --calls, first one line per sample of perf, in its order:
-    call TID K equal|perfshort|differs COOKIE TRACE_FRAMES PERF_FRAMES
+    call TID K equal|perfshort|traceshort|differs COOKIE TRACE_FRAMES PERF_FRAMES
 K: the sample's place among its thread's samples, from 1; COOKIE: the
 trace's event's cookie ("-" when it has none or there is no such event);
 then how many user frames each has. perfshort: not equal, perf's frames
 are the first of the trace's (perf stopped early: a frame larger than its
-copy of the stack).
+copy of the stack). traceshort: the trace's frames are the first of
+perf's (the kernel's walk stopped early: whether the trace says so,
+"truncated", is the caller's to check).
 Exit status 0; 2 on a usage or input error.
 """
 import os
@@ -92,6 +94,13 @@ def perf_short(trace, perf):
     return 0 < len(perf) < len(trace) and same(trace[:len(perf)], perf)
 
 
+def trace_short(trace, perf):
+    """the trace's stack is the start of perf's, shorter: the kernel's walk
+    stopped before perf's unwinder did"""
+    n = len([t for t in trace if "+0x" in t[0]])
+    return 0 < n == len(trace) and n < len(perf) and same(trace, perf[:n])
+
+
 def show(trace):
     return " ".join(t if isinstance(t, str) else t[0] for t in trace)
 
@@ -145,7 +154,8 @@ def main(argv):
         eq = same(got, frames)
         if calls:
             ck = cookies.get(tid, [])
-            res = "equal" if eq else "perfshort" if perf_short(got, frames) else "differs"
+            res = ("equal" if eq else "perfshort" if perf_short(got, frames) else
+                   "traceshort" if trace_short(got, frames) else "differs")
             print("call %s %d %s %s %d %d" % (tid, n + 1, res,
                                               ck[n] if n < len(ck) else "-",
                                               len([t for t in got if "+0x" in t[0]]),

@@ -187,31 +187,37 @@ max_startup=0
 # judge NAME WHAT: the report and the checks of run NAME
 judge() {
 	local name=$1 what=$2 bound=$3 file=$4 tid n from other marked none unmarked noperf lost short
+	local cut
 
 	tid=$(awk -F'|' '{ print $1; exit }' $IN/$name.calls)
 	n=$(awk -F'|' -v t="$tid" '$1 == t' $IN/$name.calls | wc -l)
 	awk -F'|' -v t="$tid" '$1 == t' $IN/$name.st > $IN/$name.tid.st
 	# the first call from which every call of the thread is equal
-	from=$(awk -F'|' -v t="$tid" '$1 == t && $3 == "differs" { d = $2 } END { print d + 1 }' \
-		$IN/$name.calls)
-	other=$(awk -F'|' -v t="$tid" '$1 != t && $3 == "differs"' $IN/$name.calls | wc -l)
+	from=$(awk -F'|' -v t="$tid" '$1 == t && ($3 == "differs" || $3 == "traceshort") { d = $2 }
+		END { print d + 1 }' $IN/$name.calls)
+	other=$(awk -F'|' -v t="$tid" '$1 != t && ($3 == "differs" || $3 == "traceshort")' \
+		$IN/$name.calls | wc -l)
 	# perf's stack the start of the trace's: perf stopped early, not compared
 	short=$(awk -F'|' '$3 == "perfshort"' $IN/$name.calls | wc -l)
 	marked=$(awk -F'|' '$3 == "differs" && $4 ~ /fp/' $IN/$name.calls | wc -l)
 	none=$(awk -F'|' '$3 == "differs" && $4 ~ /^nostack/' $IN/$name.calls | wc -l)
 	# perf unwound no user frame (ld.so's first calls): nothing to compare
 	noperf=$(awk -F'|' '$3 == "differs" && $6 == 0' $IN/$name.calls | wc -l)
-	unmarked=$(awk -F'|' '$3 == "differs" && $4 !~ /fp/ && $4 !~ /^nostack/ && $6 > 0' \
-		$IN/$name.calls | wc -l)
+	# the walk stopped early and says so: the start of perf's stack, "truncated"
+	cut=$(awk -F'|' '$3 == "traceshort" && $4 ~ /truncated/' $IN/$name.calls | wc -l)
+	# a frame not perf's, or a cut stack said whole (a guess, unwind=fp, aside)
+	unmarked=$(awk -F'|' '($3 == "differs" && $4 !~ /fp/ && $4 !~ /^nostack/ && $6 > 0) ||
+		($3 == "traceshort" && $4 !~ /truncated/ && $4 !~ /fp/)' $IN/$name.calls | wc -l)
 	[ -n "$bound" ] && [ $((from - 1)) -gt $max_startup ] && max_startup=$((from - 1))
 	echo "MEASURE: $what: $n system calls after execve, $((from - 1)) before its stacks equal" \
 		"perf's and stay equal; differing: $marked marked unwind=fp, $none without a stack," \
-		"$noperf where perf unwound no user frame, $unmarked claimed exact;" \
+		"$noperf where perf unwound no user frame, $cut cut and marked truncated," \
+		"$unmarked claimed exact;" \
 		"$other differing in its other threads; $short where perf's stack is the start of the trace's" \
 		"($(awk -F'|' '{ n++ } END { print n + 0 }' $IN/$name.calls) calls in all, perf exit $(cat $IN/$name.rc));" \
 		"the service wrote the table of $file at: $(loaded_at $name "$file")"
-	awk -F'|' '$3 == "differs" {
-		print "    differs: tid " $1 " call " $2 " unwind=" $4 ", " $5 " frames, perf " $6
+	awk -F'|' '$3 == "differs" || $3 == "traceshort" {
+		print "    " $3 ": tid " $1 " call " $2 " unwind=" $4 ", " $5 " frames, perf " $6
 	}' $IN/$name.calls | head -n 12
 	awk -F'|' '$3 == "perfshort" {
 		print "    perf stopped early: tid " $1 " call " $2 ", " $5 " frames, perf " $6
@@ -226,14 +232,14 @@ judge() {
 		END { print n + 0 }' $IN/$name.stats)
 	# (when every call is equal anyway, nothing was lost before the end)
 	if { [ "$lost" != 0 ] || [ "$(cat $IN/$name.overrun)" != 0 ]; } &&
-	   grep -q '|differs|' $IN/$name.calls; then
+	   grep -qE '\|(differs|traceshort)\|' $IN/$name.calls; then
 		fail "$what: nothing lost" "perf has $lost LOST records, the trace lost $(cat $IN/$name.overrun) events: the calls cannot be paired"
 		return
 	fi
 	[ -n "$bound" ] &&
 		check "$what: every stack equals perf's after $((from - 1)) start-up calls of $n (at most $bound), none of its other threads' differs ($other)" \
 			test $((from - 1)) -le "$bound" -a "$other" = 0
-	check "$what: no differing stack claimed exact ($marked say unwind=fp, $none have no stack, $noperf not unwound by perf, $unmarked neither)" \
+	check "$what: no differing stack claimed exact ($marked say unwind=fp, $none have no stack, $noperf not unwound by perf, $cut cut and say truncated, $unmarked neither)" \
 		test "$unmarked" = 0
 }
 
@@ -281,6 +287,8 @@ fi
 echo "MEASURE: the most start-up calls of any program: $max_startup"
 echo "MEASURE: the service: $(grep -c ': converted' "$SERVE_LOG") files converted, $(serve_stat cache_hits) cache hits; $(head -n 1 $TABLES/list)"
 sed 's/^/    status: /' "$SERVE_STATUS"
+# the service's log, with the results (guest-run --res)
+[ -n "${USTACK_RES:-}" ] && cp "$SERVE_LOG" "$USTACK_RES/serve.log"
 trace_clear
 tw $TABLES/remove all
 finish
