@@ -12,8 +12,12 @@
  * the service goes on reading events and loads the table when the pipe
  * ends.
  * One child runs at a time, others wait in a queue of USF_WORK_QUEUE
- * (with a full queue the caller converts the file itself). The child's
- * CPU time is bounded (RLIMIT_CPU) and so is what it may write: a file
+ * (with a full queue the caller converts the file itself). The child runs
+ * under SCHED_IDLE: on a busy machine the programs the service serves,
+ * and the service itself, come first (with one CPU, a child hashing
+ * libLLVM otherwise delayed the service's reading of tar's exec until
+ * tar's call 361). The child's CPU time is bounded (RLIMIT_CPU) and so is
+ * what it may write: a file
  * crafted to make the converter run away, or crash, ends the child, not
  * the service. The file is the descriptor the service opened (a dup()),
  * kept until the table is loaded with it.
@@ -21,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,6 +109,8 @@ static void __attribute__((noreturn)) usf_work_child(const struct usf_works *w,
 	char how;
 
 	setrlimit(RLIMIT_CPU, &cpu);
+	/* background work: the service, and the programs it serves, come first */
+	sched_setscheduler(0, SCHED_IDLE, &(struct sched_param){ 0 });
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	if (usf_work_table(w, job, &blob, &size, &how)) {
