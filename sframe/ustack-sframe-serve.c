@@ -350,12 +350,17 @@ static int usf_serve_line_pid(const char *line, bool *mmap)
 	return -1;
 }
 
-/* Load the tables of the files the processes @pids map (those still there) */
+/*
+ * Load the tables of the files the processes @pids map (those still
+ * there), the last one first: @pids are in the order of their last event,
+ * and the newest process is the one likeliest to be gone soon (the
+ * program perf started, after perf's mmaps of 60 libraries).
+ */
 static void usf_serve_scan(struct usf_serve *sv, struct usf_walk *walk, const int *pids, int nr)
 {
 	int i;
 
-	for (i = 0; i < nr; i++)
+	for (i = nr - 1; i >= 0; i--)
 		if (!usf_walk_pid(walk, pids[i]))
 			sv->scans++;
 }
@@ -408,8 +413,12 @@ static void usf_serve_lines(struct usf_serve *sv, struct usf_walk *walk, char *b
 			usf_serve_recheck_add(sv, walk, pid);
 		for (i = 0; i < nr && pids[i] != pid; i++)
 			;
-		if (i < nr)
+		if (i < nr) {
+			/* in the order of the last events: this one moves to the end */
+			memmove(&pids[i], &pids[i + 1], (nr - i - 1) * sizeof(*pids));
+			pids[nr - 1] = pid;
 			continue;
+		}
 		if (nr == USF_SERVE_PIDS) {
 			usf_serve_scan(sv, walk, pids, nr);
 			nr = 0;

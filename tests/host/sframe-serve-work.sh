@@ -4,9 +4,10 @@
 # sframe/ustack-sframe-work.c), without the kernel: --events FILE names two
 # processes of this test, a fake tracefs directory takes the loads. A file
 # bigger than --inline-max is converted in a child while the service goes
-# on: with both events in one read, the second process's small file is
-# loaded before the first one's big file, whose table comes at the end
-# (with --inline-max above both sizes, the other way round); the child's
+# on: with both events in one read, the processes scanned newest first
+# (the big file's), the other process's small file is loaded before the
+# big file, whose table comes at the end (with --inline-max above both
+# sizes, the other way round); the child's
 # table is stored in the cache byte for byte as the service's own
 # conversion stores it, and loaded; a second run's child takes it from
 # the cache; with --inline-max 0 every file goes to a child, one at a
@@ -54,7 +55,8 @@ mkdir -p "$work/tracefs/user_unwind_tables"
 : > "$work/tracefs/user_unwind_tables/load"
 export USTACK_TRACEFS=$work/tracefs
 line() { echo "           sleep-$1    [001] .....   12.345678: sys_mmap(addr: 0, len: 2000, prot: 5, flags: 802, fd: 3, off: 0)"; }
-{ line $a; line $b; } > "$work/events"
+# a's event the newest: a batch scans its processes newest first
+{ line $b; line $a; } > "$work/events"
 
 # serve OUT CACHE [OPTS...]: one run over the events
 serve() {
@@ -74,7 +76,7 @@ serve "$work/child" "$work/cache-child" --inline-max 1048576
 check "the big file goes to a child" grep -q "libbig.so: its table made in a child" "$work/child"
 small=$(at "$work/child" "libsmall.so: loaded (mapped by pid $b)")
 bigl=$(at "$work/child" "libbig.so: loaded (mapped by pid $a)")
-check "the small file of the second event is loaded first (line $small), the big one after (line $bigl)" \
+check "the small file of the other process is loaded first (line $small), the big one after (line $bigl)" \
 	test "$small" -gt 0 -a "$bigl" -gt "$small"
 check "the big one converted in the child" grep -q "libbig.so: converted in a child" "$work/child"
 n=$(grep -c ': converted in a child' "$work/child")
@@ -88,7 +90,7 @@ check "again: the child hashes the big file and takes its table from the cache" 
 serve "$work/inline" "$work/cache-inline" --inline-max 1073741824
 small=$(at "$work/inline" "libsmall.so: loaded")
 bigl=$(at "$work/inline" "libbig.so: loaded")
-check "converted in the service: the big file first (line $bigl), the small one after (line $small)" \
+check "converted in the service: the newest event's process, the big file, first (line $bigl), the small one after (line $small)" \
 	test "$bigl" -gt 0 -a "$small" -gt "$bigl"
 check "and no child" test "$(counter in_child)" = 0
 
