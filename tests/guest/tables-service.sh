@@ -22,7 +22,7 @@
 #  - the service stops on SIGTERM, removes its instance, and once started
 #    again converts no file it converted before: those tables come from
 #    its cache (a program first run after the restart is converted then).
-# kernels: normal
+# kernels: normal debug
 # timeout: 900
 . "$(dirname "$0")/../lib/result.sh"
 . "$(dirname "$0")/../lib/ustack.sh"
