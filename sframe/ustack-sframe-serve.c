@@ -104,6 +104,8 @@ struct usf_serve {
 	unsigned long		in_child;	/* tables made in a child */
 	unsigned long		child_hits;	/* of those, from the cache */
 	struct usf_works	work;		/* ustack-sframe-work.c */
+	struct usf_names	names;		/* ustack-sframe-names.c */
+	unsigned long		names_known;	/* files not hashed again */
 };
 
 static char usf_serve_buf[USF_SERVE_BUF + 1];
@@ -179,20 +181,34 @@ static void *usf_serve_table(struct usf_serve *sv, const struct usf_file *file, 
 			     bool *queued)
 {
 	char name[USF_CACHE_NAME_MAX];
+	const char *known = NULL;
 	void *blob = NULL;
 	struct stat st;
+	bool have;
 	double t;
 
-	if (!fstat(file->fd, &st) && (uint64_t)st.st_size > sv->inline_max &&
-	    !usf_work_add(&sv->work, file)) {
+	have = !fstat(file->fd, &st);
+	/* hashed before, as it is now: its name (ustack-sframe-names.c) */
+	if (have && sv->cache) {
+		known = usf_names_find(&sv->names, &st);
+		sv->names_known += !!known;
+	}
+	if (have && (uint64_t)st.st_size > sv->inline_max &&
+	    !usf_work_add(&sv->work, file, &st, known ?: "")) {
 		printf("%s: its table made in a child, %llu bytes\n", file->name,
 		       (unsigned long long)st.st_size);
 		*queued = true;
 		return NULL;
 	}
 	if (sv->cache) {
-		if (usf_cache_name(sv->cache, file->fd, name, sizeof(name)))
-			return NULL;	/* no build-id, unreadable: no table either */
+		if (known) {
+			snprintf(name, sizeof(name), "%s", known);
+		} else {
+			if (usf_cache_name(sv->cache, file->fd, name, sizeof(name)))
+				return NULL;	/* no build-id, unreadable: no table either */
+			if (have)
+				usf_names_keep(&sv->names, &st, name);
+		}
 		if (!usf_cache_get(sv->cache, name, &blob, size))
 			return blob;
 	}
@@ -234,6 +250,8 @@ static void usf_serve_converted(void *arg, const struct usf_job *job, void *blob
 {
 	struct usf_serve *sv = arg;
 
+	if (sv->cache && job->key[0] && job->st)
+		usf_names_keep(&sv->names, job->st, job->key);
 	if (!blob) {
 		fprintf(stderr, "%s: no table (child)\n", job->name);
 		sv->no_table++;
@@ -296,11 +314,11 @@ static void usf_serve_status(const struct usf_serve *sv, const struct usf_walk *
 	fprintf(f, "pid %d\nevents %lu\nscans %lu\nfiles %zu\nknown %lu\nuntrusted %u\nunopened %u\n"
 		"loaded %lu\nloaded_bytes %llu\nalready %lu\nno_table %lu\nrefused %lu\n"
 		"converted %lu\nconvert_cpu_s %.3f\nrescans %lu\npending %zu\nrechecks %lu\n"
-		"in_child %lu\nchild_cache_hits %lu\nconverting %d\n",
+		"in_child %lu\nchild_cache_hits %lu\nconverting %d\nnames_known %lu\n",
 		(int)getpid(), sv->events, sv->scans, walk->nr_seen, walk->known,
 		walk->untrusted, walk->unopened, sv->loaded, (unsigned long long)sv->loaded_bytes,
 		sv->already, sv->no_table, sv->refused, sv->converted, sv->convert_s, sv->rescans,
-		sv->nr_todo - sv->next_todo, sv->rechecks, sv->in_child, sv->child_hits, sv->work.nr);
+		sv->nr_todo - sv->next_todo, sv->rechecks, sv->in_child, sv->child_hits, sv->work.nr, sv->names_known);
 	if (cs)
 		fprintf(f, "cache_hits %llu\ncache_misses %llu\ncache_rejected %llu\n"
 			"cache_stored %llu\ncache_evicted %llu\ncache_bytes %llu\n",
@@ -778,6 +796,7 @@ int usf_cmd_serve(int argc, char **argv)
 	       "(%lu in a child; %.3f s of CPU)\n", sv.events, sv.scans, walk.nr_seen, sv.loaded,
 	       sv.converted, sv.in_child, sv.convert_s);
 	usf_walk_release(&walk);
+	usf_names_release(&sv.names);
 	usf_cache_close(sv.cache);
 	free(sv.todo);
 	return 0;

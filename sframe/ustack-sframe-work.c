@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -41,6 +42,8 @@
 
 /* a child's CPU time, seconds (the biggest library here: 4.4 s of the guest) */
 #define USF_WORK_CPU_S		120
+_Static_assert(USF_CACHE_NAME_MAX <= USF_WORK_NAME_MAX, "a cache name in a job's key");
+
 /* a table larger than this is not believed */
 #define USF_WORK_MAX_BLOB	(1ULL << 30)
 
@@ -68,6 +71,7 @@ static void usf_job_release(struct usf_job *job)
 		close(job->fd);
 	free(job->name);
 	free(job->origin);
+	free(job->st);
 	memset(job, 0, sizeof(*job));
 	job->fd = -1;
 }
@@ -75,15 +79,16 @@ static void usf_job_release(struct usf_job *job)
 /*
  * The child's table of @job's file: from the cache (*@how 'H'), else
  * converted and stored there ('C'); as the service does it for a small
- * file (no build-id to name it in the cache: no table).
+ * file (no build-id to name it in the cache: no table). @name: the cache
+ * entry's name, the job's when known, else hashed here.
  */
 static int usf_work_table(const struct usf_works *w, const struct usf_job *job, void **blob,
-			  size_t *size, char *how)
+			  size_t *size, char *how, char *name)
 {
-	char name[USF_CACHE_NAME_MAX];
-
 	if (w->cache) {
-		if (usf_cache_name(w->cache, job->fd, name, sizeof(name)))
+		if (job->key[0])
+			snprintf(name, USF_WORK_NAME_MAX, "%s", job->key);
+		else if (usf_cache_name(w->cache, job->fd, name, USF_WORK_NAME_MAX))
 			return -1;
 		*how = 'H';
 		if (!usf_cache_get(w->cache, name, blob, size))
@@ -97,29 +102,13 @@ static int usf_work_table(const struct usf_works *w, const struct usf_job *job, 
 	return 0;
 }
 
-/* The child: 'H' or 'C' and the table of @job's file on @out, then exit */
-static void __attribute__((noreturn)) usf_work_child(const struct usf_works *w,
-						     const struct usf_job *job, int out)
+/* Write @size bytes of @buf to @out, all of them, or exit */
+static void usf_work_put(int out, const void *buf, size_t size)
 {
-	struct rlimit cpu = { USF_WORK_CPU_S, USF_WORK_CPU_S };
 	const char *p;
-	size_t size = 0;
-	void *blob;
 	ssize_t n;
-	char how;
 
-	setrlimit(RLIMIT_CPU, &cpu);
-	/* background work: the service, and the programs it serves, come first */
-	sched_setscheduler(0, SCHED_IDLE, &(struct sched_param){ 0 });
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGINT, SIG_DFL);
-	if (usf_work_table(w, job, &blob, &size, &how)) {
-		fprintf(stderr, "%s: %s\n", job->name, usf_last_error());
-		_exit(1);
-	}
-	if (write(out, &how, 1) != 1)
-		_exit(1);
-	for (p = blob; size; p += n, size -= n) {
+	for (p = buf; size; p += n, size -= n) {
 		n = write(out, p, size);
 		if (n < 0 && errno == EINTR) {
 			n = 0;
@@ -128,6 +117,34 @@ static void __attribute__((noreturn)) usf_work_child(const struct usf_works *w,
 		if (n <= 0)
 			_exit(1);
 	}
+}
+
+/*
+ * The child: 'H' or 'C', the cache entry's name (USF_WORK_NAME_MAX bytes,
+ * NUL-padded; "" without a cache) and the table of @job's file on @out,
+ * then exit
+ */
+static void __attribute__((noreturn)) usf_work_child(const struct usf_works *w,
+						     const struct usf_job *job, int out)
+{
+	struct rlimit cpu = { USF_WORK_CPU_S, USF_WORK_CPU_S };
+	char name[USF_WORK_NAME_MAX] = "";
+	size_t size = 0;
+	void *blob;
+	char how;
+
+	setrlimit(RLIMIT_CPU, &cpu);
+	/* background work: the service, and the programs it serves, come first */
+	sched_setscheduler(0, SCHED_IDLE, &(struct sched_param){ 0 });
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	if (usf_work_table(w, job, &blob, &size, &how, name)) {
+		fprintf(stderr, "%s: %s\n", job->name, usf_last_error());
+		_exit(1);
+	}
+	usf_work_put(out, &how, 1);
+	usf_work_put(out, name, sizeof(name));
+	usf_work_put(out, blob, size);
 	_exit(0);
 }
 
@@ -171,11 +188,15 @@ static void usf_work_next(struct usf_works *w)
  * usf_work_add - convert a file in the child, when its turn comes
  * @w: the conversions
  * @file: the file (its descriptor is duplicated)
+ * @st: fstat() of it
+ * @key: its cache entry's name when known (the child then does not hash
+ *	the file), or ""
  *
  * Return: 0 when queued; -1 when not (a full queue, no memory, no
  * descriptor): the caller makes the table itself.
  */
-int usf_work_add(struct usf_works *w, const struct usf_file *file)
+int usf_work_add(struct usf_works *w, const struct usf_file *file, const struct stat *st,
+		 const char *key)
 {
 	struct usf_job *job;
 
@@ -186,7 +207,11 @@ int usf_work_add(struct usf_works *w, const struct usf_file *file)
 	job->fd = fcntl(file->fd, F_DUPFD_CLOEXEC, 0);
 	job->name = strdup(file->name);
 	job->origin = strdup(usf_origin_name(file));
-	if (job->fd < 0 || !job->name || !job->origin) {
+	job->st = malloc(sizeof(*st));
+	if (job->st)
+		*job->st = *st;
+	if (job->fd < 0 || !job->name || !job->origin || !job->st ||
+	    snprintf(job->key, sizeof(job->key), "%s", key) >= (int)sizeof(job->key)) {
 		usf_job_release(job);
 		return -1;
 	}
@@ -213,11 +238,13 @@ static void usf_work_end(struct usf_works *w)
 	if (WIFSIGNALED(status))
 		fprintf(stderr, "%s: its conversion ended by signal %d\n", job->name,
 			WTERMSIG(status));
-	/* 'H' or 'C', then the table */
-	if (WIFEXITED(status) && !WEXITSTATUS(status) && w->len > 1 &&
-	    (w->buf[0] == 'H' || w->buf[0] == 'C'))
-		w->done(w->arg, job, w->buf + 1, w->len - 1, cpu, w->buf[0] == 'H');
-	else
+	/* 'H' or 'C', the name, then the table */
+	if (WIFEXITED(status) && !WEXITSTATUS(status) && w->len > 1 + USF_WORK_NAME_MAX &&
+	    (w->buf[0] == 'H' || w->buf[0] == 'C') && memchr(w->buf + 1, 0, USF_WORK_NAME_MAX)) {
+		memcpy(job->key, w->buf + 1, USF_WORK_NAME_MAX);
+		w->done(w->arg, job, w->buf + 1 + USF_WORK_NAME_MAX,
+			w->len - 1 - USF_WORK_NAME_MAX, cpu, w->buf[0] == 'H');
+	} else
 		w->done(w->arg, job, NULL, 0, cpu, false);
 	usf_job_release(job);
 	memmove(w->queue, w->queue + 1, --w->nr * sizeof(*job));

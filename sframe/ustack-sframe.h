@@ -76,13 +76,31 @@ int usf_cmd_load(int argc, char **argv);
 int usf_cmd_list(int argc, char **argv);
 int usf_cmd_remove(int argc, char **argv);
 
+/* ustack-sframe-names.c: the cache names of the files the service hashed */
+struct usf_name;
+
+struct usf_names {
+	struct usf_name	*e;
+	size_t		nr;
+	size_t		next;		/* the oldest, replaced next once full */
+};
+
+struct stat;
+const char *usf_names_find(const struct usf_names *names, const struct stat *st);
+void usf_names_keep(struct usf_names *names, const struct stat *st, const char *name);
+void usf_names_release(struct usf_names *names);
+
 /* ustack-sframe-work.c: the service's tables of big files, made in a child */
 #define USF_WORK_QUEUE		32	/* files waiting for the child, at most */
+#define USF_WORK_NAME_MAX	128	/* a cache entry's name, NUL included */
 
 struct usf_job {
 	int		fd;		/* the file, a dup() of the service's */
 	char		*name;
 	char		*origin;	/* usf_origin_name() of the file */
+	struct stat	*st;		/* fstat() of the file, when added */
+	/* its cache entry's name: known when added ("" if not), or the child's */
+	char		key[USF_WORK_NAME_MAX];
 };
 
 /*
@@ -109,7 +127,8 @@ struct usf_works {
 
 void usf_work_init(struct usf_works *w, struct usf_cache *cache, usf_work_done_fn done,
 		   void *arg);
-int usf_work_add(struct usf_works *w, const struct usf_file *file);
+int usf_work_add(struct usf_works *w, const struct usf_file *file, const struct stat *st,
+		 const char *key);
 void usf_work_read(struct usf_works *w);
 void usf_work_drain(struct usf_works *w);
 void usf_work_release(struct usf_works *w);

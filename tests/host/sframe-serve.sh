@@ -12,7 +12,8 @@
 # again; a cache directory others can enter, or a readable key, is not
 # used; the cache stays under its bound. When list's count of tables
 # drops between two batches (root removed tables), the batch's process
-# gets its files back before the rescan of every process (which converts
+# gets its files back (their cache names kept, not hashed again) before
+# the rescan of every process (which converts
 # the host's mapped files into the test's cache: a few seconds); a process
 # started while that rescan is under way (the loads made slow: load is a
 # FIFO the test reads) gets its table after one process of the rescan at
@@ -180,6 +181,9 @@ check "the event's process gets its files back (line ${again:-none}) before any 
 	test -n "$again" -a "${first_other:-99999}" -gt "${again:-0}"
 check "then every process is scanned again: rescans $(counter rescans) ($(counter converted) conversions, the host's other files)" \
 	test "$(counter rescans)" = 1
+nfiles=$(grep -c ": loaded (mapped by pid $pid)" <(echo "$after"))
+check "the event's process's $nfiles files, hashed before, are not hashed again (names_known $(counter names_known))" \
+	test "$(counter names_known)" -ge "$nfiles" -a "$nfiles" -ge 3
 
 # a process scanned again: its files seen are known by maps' device and
 # inode, not opened again
