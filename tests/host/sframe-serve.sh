@@ -185,19 +185,29 @@ nfiles=$(grep -c ": loaded (mapped by pid $pid)" <(echo "$after"))
 check "the event's process's $nfiles files, hashed before, are not hashed again (names_known $(counter names_known))" \
 	test "$(counter names_known)" -ge "$nfiles" -a "$nfiles" -ge 3
 
+# twice OUT [CMD...]: the service over a FIFO of events: the process's
+# event; once its files are loaded, CMD; then the same event again
+twice() {
+	local out=$1
+
+	shift
+	rm -f "$work/evfifo"
+	mkfifo "$work/evfifo"
+	"$tool" serve --no-scan --status "$work/status" --events "$work/evfifo" --cache "$cache" \
+		> "$out" 2>&1 &
+	spid=$!
+	exec 3> "$work/evfifo"
+	echo "$line" >&3
+	wait_until 30 grep -q "libroot.so: loaded" "$out"
+	[ $# -gt 0 ] && "$@"
+	echo "$line" >&3
+	exec 3>&-
+	wait $spid
+}
+
 # a process scanned again: its files seen are known by maps' device and
 # inode, not opened again
-rm -f "$work/evfifo"
-mkfifo "$work/evfifo"
-"$tool" serve --no-scan --status "$work/status" --events "$work/evfifo" --cache "$cache" \
-	> "$work/run13" 2>&1 &
-spid=$!
-exec 3> "$work/evfifo"
-echo "$line" >&3
-wait_until 30 grep -q "libroot.so: loaded" "$work/run13"
-echo "$line" >&3
-exec 3>&-
-wait $spid
+twice "$work/run13"
 nx=$(awk '$2 ~ /x/ && $6 ~ /^\//' "/proc/$pid/maps" | wc -l)
 # (each mmap event's process is scanned again 10 ms later: rechecks)
 check "a second scan of the process opens none of its $nx executable mappings again (known $(counter known), scans $(counter scans), rechecks $(counter rechecks))" \
@@ -206,19 +216,8 @@ check "a second scan of the process opens none of its $nx executable mappings ag
 # a file seen whose change time changed: another file at the same device
 # and inode (a new tmpfs where one was numbers its files as before), for
 # which the kernel keeps no table of the old one: loaded again
-rm -f "$work/evfifo"
-mkfifo "$work/evfifo"
-"$tool" serve --no-scan --status "$work/status" --events "$work/evfifo" --cache "$cache" \
-	> "$work/run17" 2>&1 &
-spid=$!
-exec 3> "$work/evfifo"
-echo "$line" >&3
-wait_until 30 grep -q "libroot.so: loaded" "$work/run17"
-sleep 0.1
-chmod 644 "$work/libroot.so"	# its change time only
-echo "$line" >&3
-exec 3>&-
-wait $spid
+new_ctime() { sleep 0.1; chmod 644 "$work/libroot.so"; }	# its change time only
+twice "$work/run17" new_ctime
 check "a file seen with another change time is loaded again ($(grep -c 'libroot.so: loaded' "$work/run17") loads), the others known" \
 	test "$(grep -c "libroot.so: loaded (mapped by pid $pid)" "$work/run17")" = 2 -a \
 	     "$(grep -c ': loaded' "$work/run17")" = "$(( $(grep -c ': loaded' "$work/run13") + 1 ))"
