@@ -29,9 +29,10 @@
 /*
  * What the converter makes of a file: hashed before its content, so that
  * a converter that makes other tables never takes an older one's entries
- * (they are evicted as they age). 2: the entry code's outermost row.
+ * (they are evicted as they age). 2: the entry code's outermost row; 3:
+ * only where processes start (2 gave one to shared libraries' crtstuff).
  */
-#define USF_CACHE_CONVERTER	2
+#define USF_CACHE_CONVERTER	3
 
 struct usf_cache {
 	int			dirfd;

@@ -231,7 +231,7 @@ int usf_eh_elf_open(Elf *elf, unsigned int flags, struct usf_eh_elf *ee,
 	if (ehdr.e_type != ET_EXEC && ehdr.e_type != ET_DYN)
 		return usf_error(EINVAL, "not an executable or shared object (ELF type %u)",
 				 ehdr.e_type);
-	ee->entry = ehdr.e_entry;
+	ee->entry = usf_eh_entry_point(elf, &ehdr);
 	if (usf_eh_loads(elf, ee))
 		return -1;
 	scn = flags & USF_EH_DEBUG_FRAME ? NULL : usf_eh_scn(elf, ".eh_frame", &shdr);

@@ -11,10 +11,65 @@
  * whose only row says "outermost". The gap must lie in one executable
  * PT_LOAD and be at most USF_EH_ENTRY_MAX bytes: a larger one holds more
  * than an entry stub, and a stack cut there must not be called whole.
+ *
+ * Only where e_entry is where processes start: an executable (ET_EXEC, or
+ * one with PT_INTERP) or the dynamic linker (its DT_SONAME). A shared
+ * library's e_entry is no entry: Debian's point at the start of .text,
+ * crtstuff's deregister_tm_clones, in a gap of 200 bytes with
+ * __do_global_dtors_aux and frame_dummy, which exit and dlopen call.
  */
+#include <string.h>
+
 #include "usf-eh-local.h"
 
 #define USF_EH_ENTRY_MAX	512
+
+/* Does @elf name itself the dynamic linker (DT_SONAME ld-linux*, ld64.so*)? */
+static bool usf_eh_entry_ldso(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	const char *name;
+	Elf_Data *data;
+	GElf_Shdr sh;
+	GElf_Dyn dyn;
+	size_t i;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC)
+			continue;
+		data = elf_getdata(scn, NULL);
+		/* gelf_getdyn() fails past the section's data */
+		for (i = 0; data && gelf_getdyn(data, i, &dyn) && dyn.d_tag != DT_NULL; i++) {
+			if (dyn.d_tag != DT_SONAME)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+			return name && (!strncmp(name, "ld-linux", 8) || !strncmp(name, "ld64.so", 7));
+		}
+	}
+	return false;
+}
+
+/**
+ * usf_eh_entry_point - where processes start in @elf, if they do
+ * @elf: the file
+ * @eh: its ELF header
+ *
+ * Return: e_entry of an executable (ET_EXEC, or with PT_INTERP) or of the
+ * dynamic linker; 0 for another file (a shared library's e_entry is none).
+ */
+uint64_t usf_eh_entry_point(Elf *elf, const GElf_Ehdr *eh)
+{
+	GElf_Phdr ph;
+	size_t n, i;
+
+	if (!eh->e_entry || eh->e_type == ET_EXEC)
+		return eh->e_entry;
+	if (!elf_getphdrnum(elf, &n))
+		for (i = 0; i < n; i++)
+			if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_INTERP)
+				return eh->e_entry;
+	return usf_eh_entry_ldso(elf) ? eh->e_entry : 0;
+}
 
 /* The gap [*start, *end) between the FDEs around @pc; false when one covers it */
 static bool usf_eh_entry_gap(const struct usf_eh_elf *ee, uint64_t pc, uint64_t *start,
@@ -60,8 +115,9 @@ static const GElf_Phdr *usf_eh_entry_load(const struct usf_eh_elf *ee, uint64_t 
  * @sec: the table (FILE OFFSETS), the function appended
  * @st: the counts (@st->entry_bytes: the bytes given the row)
  *
- * Nothing is added when e_entry is 0, an FDE covers it, or the gap around
- * it is larger than USF_EH_ENTRY_MAX or not inside one executable PT_LOAD.
+ * Nothing is added when there is no entry (usf_eh_entry_point()), an FDE
+ * covers it, or the gap around it is larger than USF_EH_ENTRY_MAX or not
+ * inside one executable PT_LOAD.
  *
  * Return: 0, or -1 (out of memory).
  */

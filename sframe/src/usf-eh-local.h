@@ -67,7 +67,7 @@ struct usf_eh_fde {
  * @nr_fdes: number of @fdes
  * @loads: the PT_LOAD headers with file bytes
  * @nr_loads: number of @loads
- * @entry: the ELF header's e_entry
+ * @entry: where processes start (usf_eh_entry_point()), or 0
  */
 struct usf_eh_elf {
 	Dwarf_CFI		*cfi;
@@ -89,6 +89,7 @@ int usf_eh_elf_offset(const struct usf_eh_elf *ee, uint64_t start, uint64_t end,
 
 int usf_eh_walk(const struct usf_eh_elf *ee, unsigned int flags, struct usf_section *sec,
 		struct usf_eh_stats *st);
+uint64_t usf_eh_entry_point(Elf *elf, const GElf_Ehdr *eh);
 int usf_eh_entry(const struct usf_eh_elf *ee, struct usf_section *sec,
 		 struct usf_eh_stats *st);
 

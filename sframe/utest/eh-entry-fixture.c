@@ -3,7 +3,8 @@
  * A program whose entry code has no CFI, as ld.so's _start: the stub lies
  * between two functions that have FDEs (-fno-toplevel-reorder keeps the
  * order of the file). -DUT_ENTRY_PAD=N: N bytes of nop in the stub (1).
- * Linked with -nostdlib -e fixture_entry; never run.
+ * Linked with -nostdlib -e fixture_entry; never run. Also linked as a
+ * shared library with that e_entry: no place processes start.
  */
 #ifndef UT_ENTRY_PAD
 #define UT_ENTRY_PAD 1
@@ -11,7 +12,7 @@
 #define UT_STR(x) #x
 #define UT_XSTR(x) UT_STR(x)
 
-__attribute__((noinline, used)) long before(long x)
+__attribute__((noinline, used, visibility("hidden"))) long before(long x)
 {
 	return x * 3 + 1;
 }
@@ -27,7 +28,7 @@ asm(".text\n"
     "	hlt\n"
     ".size fixture_entry, .-fixture_entry\n");
 
-__attribute__((noinline, used)) long after(long sp)
+__attribute__((noinline, used, visibility("hidden"))) long after(long sp)
 {
 	return before(sp) + 7;
 }

@@ -366,6 +366,8 @@ static void test_entry(void)
 {
 	ut_entry_check(ut_path("eh-entry-fixture"), 1, 1);
 	ut_entry_check(ut_path("eh-entry-fixture-big"), -1, 0);
+	/* a shared library's e_entry is no place processes start */
+	ut_entry_check(ut_path("eh-entry-fixture-lib.so"), -1, 0);
 	ut_entry_check(ut_path("eh-fixture"), 1, 0);
 	if (!access(UT_LDSO, R_OK))
 		ut_entry_check(UT_LDSO, 1, 2);
