@@ -318,7 +318,8 @@ static void usf_serve_status(const struct usf_serve *sv, const struct usf_walk *
 		(int)getpid(), sv->events, sv->scans, walk->nr_seen, walk->known,
 		walk->untrusted, walk->unopened, sv->loaded, (unsigned long long)sv->loaded_bytes,
 		sv->already, sv->no_table, sv->refused, sv->converted, sv->convert_s, sv->rescans,
-		sv->nr_todo - sv->next_todo, sv->rechecks, sv->in_child, sv->child_hits, sv->work.nr, sv->names_known);
+		sv->nr_todo - sv->next_todo, sv->rechecks, sv->in_child, sv->child_hits,
+		sv->work.nr, sv->names_known);
 	if (cs)
 		fprintf(f, "cache_hits %llu\ncache_misses %llu\ncache_rejected %llu\n"
 			"cache_stored %llu\ncache_evicted %llu\ncache_bytes %llu\n",

@@ -10,17 +10,15 @@
  * child instead: the child hashes the file, takes its table from the
  * cache or converts it and stores it there, writes it to a pipe and exits;
  * the service goes on reading events and loads the table when the pipe
- * ends.
- * One child runs at a time, others wait in a queue of USF_WORK_QUEUE
+ * ends. One child runs at a time, others wait in a queue of USF_WORK_QUEUE
  * (with a full queue the caller converts the file itself). The child runs
  * under SCHED_IDLE: on a busy machine the programs the service serves,
  * and the service itself, come first (with one CPU, a child hashing
  * libLLVM otherwise delayed the service's reading of tar's exec until
  * tar's call 361). The child's CPU time is bounded (RLIMIT_CPU) and so is
- * what it may write: a file
- * crafted to make the converter run away, or crash, ends the child, not
- * the service. The file is the descriptor the service opened (a dup()),
- * kept until the table is loaded with it.
+ * what it may write: a file crafted to make the converter run away, or
+ * crash, ends the child, not the service. The file is the descriptor the
+ * service opened (a dup()), kept until the table is loaded with it.
  */
 #include <errno.h>
 #include <fcntl.h>

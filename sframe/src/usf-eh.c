@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * The converter's entry point: open the ELF file, convert its CFI
- * (usf-eh-convert.c) and mark its entry code (usf-eh-entry.c), sort and check the table, time it; reason names.
+ * (usf-eh-convert.c) and mark its entry code (usf-eh-entry.c), sort and
+ * check the table, time it; reason names.
  */
 #include <errno.h>
 #include <fcntl.h>
