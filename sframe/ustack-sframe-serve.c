@@ -29,8 +29,9 @@
  * started meanwhile is served at the next read, not after the whole scan.
  *
  * The table of a file bigger than --inline-max (8 MiB) is made in a child
- * process (its hash for the cache too), and the events read meanwhile
- * (ustack-sframe-work.c).
+ * process (its hash for the cache too), and so is the conversion of one
+ * bigger than --convert-max (1 MiB) that the cache does not have: the
+ * events are read meanwhile (ustack-sframe-work.c).
  *
  * --events FILE reads event lines from FILE (a trace_pipe written by a
  * test) instead of its instance, and stops at its end (after the children's
@@ -70,6 +71,12 @@
 #define USF_SERVE_RECHECK_MS	10
 /* files up to this size are converted in the service, bigger ones in a child */
 #define USF_SERVE_INLINE_MAX	(8ULL << 20)
+/*
+ * A file not in the cache and bigger than this is converted in a child:
+ * libcrypto's 4.5 MB took 1.0 s of the guest's CPU, during which no event
+ * was read, longer than tar's whole run (0.26 s).
+ */
+#define USF_SERVE_CONVERT_MAX	(1ULL << 20)
 
 /* What the service did */
 struct usf_serve {
@@ -100,7 +107,8 @@ struct usf_serve {
 	int			fd;		/* the events, -1 before they are read */
 	size_t			have;		/* bytes in usf_serve_buf */
 	int			depth;		/* events served between two files, nested */
-	uint64_t		inline_max;	/* bigger files: converted in a child */
+	uint64_t		inline_max;	/* bigger files: hashed and converted in a child */
+	uint64_t		convert_max;	/* bigger files not in the cache: converted there */
 	unsigned long		in_child;	/* tables made in a child */
 	unsigned long		child_hits;	/* of those, from the cache */
 	struct usf_works	work;		/* ustack-sframe-work.c */
@@ -173,14 +181,29 @@ static int usf_serve_write_str(const struct usf_serve *sv, const char *file, con
 }
 
 /*
+ * Make the table of @file in a child (usf_serve_converted() loads it); @key:
+ * its cache entry's name, or "". False when the queue is full.
+ */
+static bool usf_serve_to_child(struct usf_serve *sv, const struct usf_file *file,
+			       const struct stat *st, const char *key)
+{
+	if (usf_work_add(&sv->work, file, st, key))
+		return false;
+	printf("%s: its table made in a child, %llu bytes\n", file->name,
+	       (unsigned long long)st->st_size);
+	return true;
+}
+
+/*
  * The table of the file at @fd: from the cache, else converted and stored;
- * NULL with *@queued set when a child makes it, hash and conversion (a file
- * bigger than @sv->inline_max: usf_serve_converted() loads it).
+ * NULL with *@queued set when a child makes it: the hash too for a file
+ * bigger than @sv->inline_max, the conversion for one bigger than
+ * @sv->convert_max that the cache does not have.
  */
 static void *usf_serve_table(struct usf_serve *sv, const struct usf_file *file, size_t *size,
 			     bool *queued)
 {
-	char name[USF_CACHE_NAME_MAX];
+	char name[USF_CACHE_NAME_MAX] = "";
 	const char *known = NULL;
 	void *blob = NULL;
 	struct stat st;
@@ -194,9 +217,7 @@ static void *usf_serve_table(struct usf_serve *sv, const struct usf_file *file, 
 		sv->names_known += !!known;
 	}
 	if (have && (uint64_t)st.st_size > sv->inline_max &&
-	    !usf_work_add(&sv->work, file, &st, known ?: "")) {
-		printf("%s: its table made in a child, %llu bytes\n", file->name,
-		       (unsigned long long)st.st_size);
+	    usf_serve_to_child(sv, file, &st, known ?: "")) {
 		*queued = true;
 		return NULL;
 	}
@@ -211,6 +232,11 @@ static void *usf_serve_table(struct usf_serve *sv, const struct usf_file *file, 
 		}
 		if (!usf_cache_get(sv->cache, name, &blob, size))
 			return blob;
+	}
+	if (have && (uint64_t)st.st_size > sv->convert_max &&
+	    usf_serve_to_child(sv, file, &st, name)) {
+		*queued = true;
+		return NULL;
 	}
 	t = usf_cpu_now();
 	if (usf_table_from_fd(file->name, file->fd, 0, &blob, size, NULL))
@@ -697,7 +723,7 @@ static int usf_serve_events(const struct usf_serve *sv, bool on)
 
 /*
  * serve [--cache DIR|--no-cache] [--cache-max BYTES] [--status FILE] [--no-scan] [--events FILE]
- *	 [--inline-max BYTES]
+ *	 [--inline-max BYTES] [--convert-max BYTES]
  */
 int usf_cmd_serve(int argc, char **argv)
 {
@@ -709,12 +735,14 @@ int usf_cmd_serve(int argc, char **argv)
 		{ "no-scan", no_argument, NULL, 'S' },
 		{ "events", required_argument, NULL, 'e' },
 		{ "inline-max", required_argument, NULL, 'i' },
+		{ "convert-max", required_argument, NULL, 'x' },
 		{ 0 }
 	};
 	const char *cache_dir = USF_SERVE_CACHE, *events = NULL;
 	struct usf_walk walk = { .fn = usf_serve_file };
 	struct usf_serve sv = { .status = USF_SERVE_STATUS, .fd = -1,
-				.inline_max = USF_SERVE_INLINE_MAX };
+				.inline_max = USF_SERVE_INLINE_MAX,
+				.convert_max = USF_SERVE_CONVERT_MAX };
 	uint64_t cache_max = USF_SERVE_CACHE_MAX;
 	struct sigaction sa = { .sa_handler = usf_serve_signal };
 	char path[4096];
@@ -736,6 +764,8 @@ int usf_cmd_serve(int argc, char **argv)
 			events = optarg;
 		else if (c == 'i')
 			sv.inline_max = usf_parse_addr(optarg, "--inline-max");
+		else if (c == 'x')
+			sv.convert_max = usf_parse_addr(optarg, "--convert-max");
 		else
 			return 2;
 	}

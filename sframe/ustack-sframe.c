@@ -324,7 +324,7 @@ static const struct usf_cmd usf_cmds[] = {
 	{ "remove", usf_cmd_remove, "remove BUILD-ID|unused|all" },
 	{ "serve", usf_cmd_serve,
 	  "serve [--cache DIR|--no-cache] [--cache-max BYTES] [--status FILE] [--no-scan]\n"
-	  "          [--events FILE] [--inline-max BYTES]" },
+	  "          [--events FILE] [--inline-max BYTES] [--convert-max BYTES]" },
 };
 
 static void usf_usage(FILE *out)

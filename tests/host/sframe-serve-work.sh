@@ -11,7 +11,10 @@
 # table is stored in the cache byte for byte as the service's own
 # conversion stores it, and loaded; a second run's child takes it from
 # the cache; with --inline-max 0 every file goes to a child, one at a
-# time, and each is loaded. SIGTERM while a child converts
+# time, newest first, and each is loaded. With --convert-max (1 MiB) below
+# the big file's size and --inline-max above it, the service hashes the
+# big file and a child converts it; a second run takes it from the cache
+# in the service. SIGTERM while a child converts
 # ends the service and its child. Root only (map_files).
 . "$(dirname "$0")/../lib/result.sh"
 
@@ -87,12 +90,25 @@ check "again: the child hashes the big file and takes its table from the cache" 
 	sh -c "grep -q 'libbig.so: from the cache in a child' '$work/child2' &&
 	       test $(counter converted) = 0 -a $(counter child_cache_hits) = $n"
 
-serve "$work/inline" "$work/cache-inline" --inline-max 1073741824
+serve "$work/inline" "$work/cache-inline" --inline-max 1073741824 --convert-max 1073741824
 small=$(at "$work/inline" "libsmall.so: loaded")
 bigl=$(at "$work/inline" "libbig.so: loaded")
 check "converted in the service: the newest event's process, the big file, first (line $bigl), the small one after (line $small)" \
 	test "$bigl" -gt 0 -a "$small" -gt "$bigl"
 check "and no child" test "$(counter in_child)" = 0
+
+# hashed in the service, not in the cache: converted in a child
+serve "$work/conv" "$work/cache-conv" --inline-max 1073741824
+small=$(at "$work/conv" "libsmall.so: loaded (mapped by pid $b)")
+bigl=$(at "$work/conv" "libbig.so: loaded (mapped by pid $a)")
+check "--convert-max (1 MiB): the big file, hashed here and not in the cache, converted in a child" \
+	grep -q "libbig.so: converted in a child" "$work/conv"
+check "meanwhile the other process's small file is loaded (line $small, the big one at $bigl)" \
+	test "$small" -gt 0 -a "$bigl" -gt "$small"
+serve "$work/conv2" "$work/cache-conv" --inline-max 1073741824
+check "again: the big file's table from the cache, in the service, no child ($(counter cache_hits) hits)" \
+	sh -c "grep -q 'libbig.so: loaded (mapped by pid $a)' '$work/conv2' &&
+	       test $(counter in_child) = 0 -a $(counter converted) = 0 -a $(counter cache_hits) -ge 1"
 
 id=$(readelf -n "$work/libbig.so" | awk '/Build ID/ { print $3 }')
 check "the child's table is stored as the service's own" \
@@ -102,6 +118,12 @@ serve "$work/all" "$work/cache-all" --inline-max 0
 n=$(grep -c ': converted in a child' "$work/all")
 check "--inline-max 0: every file in a child ($n), each loaded" \
 	test "$n" -ge 3 -a "$n" = "$(counter in_child)" -a "$(grep -c ': loaded' "$work/all")" = "$n"
+# one batch queues them all while the first converts: the others newest first
+sed -n 's/: its table made in a child.*//p' "$work/all" > "$work/queued"
+{ head -n 1 "$work/queued"; tail -n +2 "$work/queued" | tac; } > "$work/expected"
+sed -n 's/: converted in a child.*//p' "$work/all" > "$work/done"
+check "the files waiting for the child are taken newest first ($(wc -l < "$work/queued") queued)" \
+	cmp -s "$work/expected" "$work/done"
 
 # SIGTERM while a child converts: a FIFO of events, kept open
 mkfifo "$work/fifo"
