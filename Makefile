@@ -167,7 +167,7 @@ progs: $(PROGS)/ustack-sample $(PROGS)/sframe/ustack-sample $(PROGS)/sframe/usta
 	$(PROGS)/ustack-sample32 $(PROGS)/ustack-bench \
 	$(PROGS)/ustack-perf-attr $(PROGS)/libustack-old-kernel.so $(PROGS)/ustack-badfp \
 	$(PROGS)/ustack-remap $(PROGS)/ustack-uffd $(PROGS)/ustack-perf-record \
-	$(PROGS)/ustack-mmaplock $(PROGS)/ustack-sigret \
+	$(PROGS)/ustack-mmaplock $(PROGS)/ustack-resetter $(PROGS)/ustack-sigret \
 	$(PROGS)/ustack-sigdeliver $(PROGS)/sframe/ustack-sigdeliver \
 	$(PROGS)/ustack-marker $(PROGS)/ident/a/libustack-sample.so \
 	$(PROGS)/ident/b/libustack-sample.so \
@@ -192,6 +192,11 @@ $(PROGS)/ustack-uffd: $(PROG_SRC)/uffd.c $(PROG_SRC)/raw-syscall.h
 
 # Holds its own mmap_lock through a FUSE daemon that never answers.
 $(PROGS)/ustack-mmaplock: $(PROG_SRC)/mmaplock.c
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(PROG_CFLAGS) -fPIE -pie -pthread -o $@ $<
+
+# Empties a trace buffer while a deferred stack callback is preempted.
+$(PROGS)/ustack-resetter: $(PROG_SRC)/resetter.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PROG_CFLAGS) -fPIE -pie -pthread -o $@ $<
 

@@ -28,8 +28,9 @@
 # UNWIND_PENDING (the bug put back) passed too, as sysrq 'l' NMIs run for
 # milliseconds and a tick is always pending when they end, so the entry
 # that serves the NMI's cookie comes at once either way. It stays as the
-# invariant on both kernels; N3's fix (unwind_drop_requests() clears the
-# whole mask and the flag) is argued in its patch, not shown here.
+# invariant on both kernels. deferred-reset-pending.sh forces N3's cause
+# (the flag left set in user space), and fails without the fix
+# (unwind_drop_requests() clears the whole mask and the flag).
 # kernels: normal
 # timeout: 600
 . "$(dirname "$0")/../lib/result.sh"

@@ -18,6 +18,7 @@
 # unnumbered file (file#N). Only the stacks around the last reset stay to
 # be read, so each run tries the race once per CPU; it was not shown to
 # fail without the fix (37,739 right, none wrong or lost, with it).
+# deferred-reset-forced.sh forces the race, and fails without the fix.
 # kernels: normal debug
 # timeout: 600
 . "$(dirname "$0")/../lib/result.sh"
