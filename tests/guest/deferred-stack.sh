@@ -156,6 +156,33 @@ else
 fi
 trace_clear
 
+# The same call skipped by a tracer (orig_ax -1, which interrupts have
+# too): the task is still after a system call. Its raw sys_enter events
+# say NR -1.
+tw $T/events/raw_syscalls/sys_enter/enable 1
+tw $T/options/user_stacktrace_deferred 1
+tw $T/tracing_on 1
+"$USTACK_PROGS/ustack-badfp" skip > /tmp/out 2>&1
+tw $T/tracing_on 0
+child=$(sed -n 's/^ustack-badfp: child \([0-9]*\) skipped 3$/\1/p' /tmp/out)
+stitched | awk -F'|' -v p="${child:-none}" '$1 == p && $4 ~ /NR -1 / { print $5 }' > /tmp/skipped
+n=0
+while read -r frames; do
+	[ "$(first_n 2 "$(symbols "$frames")")" = "ustack_syspush main" ] && n=$((n + 1))
+done < /tmp/skipped
+check "system calls a tracer skipped, before a push %rbp: the caller next in $n of 3 ($(cat /tmp/out); $(head -c 200 /tmp/skipped))" \
+	test "$n" = 3
+trace_clear
+# And after a signal frame: pause() interrupted (EINTR), the handler's
+# getppid walked through the frame to the code after the system call.
+getppid_traced /tmp/out "$USTACK_PROGS/ustack-badfp" eintr
+frames=$(stitched | awk -F'|' -v p="$pid" '$1 == p && $4 ~ /getppid/ { print $5; exit }')
+syms=$(first_n 4 "$(symbols "$frames")")
+# (the second frame: libc's restorer, whatever its symbol table names it)
+check "a signal frame over a system call before a push %rbp: its caller next ('$syms')" \
+	sh -c "case '$syms' in 'ustack_sigppid '*' ustack_syspause main') ;; *) exit 1 ;; esac"
+trace_clear
+
 # The same stack addresses in another file (ustack-remap maps two files
 # with the same code at one address, in turn): a stack equal to the last
 # one is written from its remembered encoding only while the mappings are

@@ -23,12 +23,37 @@
  * instruction, so the walk must give its caller, main, next. Prints
  * "ustack-badfp: 10 calls" (and a line saying so when no PROT_NONE page
  * could be mapped).
+ *
+ *   ustack-badfp skip      a child makes 3 getppid calls from
+ *                          ustack_syspush, each of which its parent, its
+ *                          tracer, skips (orig_rax -1 at the entry stop,
+ *                          as strace --inject does): orig_ax no longer
+ *                          says that the task is in a system call;
+ *                          prints "ustack-badfp: child PID skipped N"
+ *   ustack-badfp eintr     pause() from ustack_syspause, whose next
+ *                          instruction is "push %rbp", interrupted by
+ *                          SIGALRM (no SA_RESTART); the handler,
+ *                          ustack_sigppid, makes a getppid call, whose walk
+ *                          goes through the signal frame to
+ *                          ustack_syspause and its caller, main; prints
+ *                          "ustack-badfp: interrupted"
  */
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 long ustack_badfp(long kind, long addr, long ra);
 long ustack_syspush(void);
+long ustack_syspause(void);
 
 /* Frame pointer by kind, then getppid; rbp is restored before returning. */
 asm(".text\n"
@@ -74,12 +99,103 @@ asm(".text\n"
     "	ret\n"
     ".size ustack_syspush, .-ustack_syspush\n");
 
-int main(void)
+/* pause, returning to a "push %rbp" (which the function then undoes) */
+asm(".text\n"
+    ".globl ustack_syspause\n"
+    ".type ustack_syspause, @function\n"
+    "ustack_syspause:\n"
+    "	push %rbp\n"
+    "	mov %rsp, %rbp\n"
+    "	mov $34, %eax\n"
+    "	syscall\n"
+    "	push %rbp\n"
+    "	pop %rbp\n"
+    "	pop %rbp\n"
+    "	ret\n"
+    ".size ustack_syspause, .-ustack_syspause\n");
+
+/* The tracer: skip each getppid of @child; return how many, or -1 */
+static int badfp_skip(pid_t child)
+{
+	const long orig = offsetof(struct user_regs_struct, orig_rax);
+	int status, skipped = 0;
+	bool entry = true;
+
+	if (waitpid(child, &status, 0) != child || !WIFSTOPPED(status))
+		return -1;
+	ptrace(PTRACE_SETOPTIONS, child, 0, PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL);
+	for (;;) {
+		if (ptrace(PTRACE_SYSCALL, child, 0, 0) ||
+		    waitpid(child, &status, 0) != child)
+			return -1;
+		if (WIFEXITED(status))
+			return skipped;
+		if (!WIFSTOPPED(status) || WSTOPSIG(status) != (SIGTRAP | 0x80))
+			continue;
+		/* entry and exit stops take turns */
+		if (entry && ptrace(PTRACE_PEEKUSER, child, orig, 0) == SYS_getppid) {
+			ptrace(PTRACE_POKEUSER, child, orig, -1L);
+			skipped++;
+		}
+		entry = !entry;
+	}
+}
+
+static int badfp_skip_main(void)
+{
+	pid_t child = fork();
+	int i, n;
+
+	if (child < 0)
+		return 1;
+	if (!child) {
+		ptrace(PTRACE_TRACEME, 0, 0, 0);
+		raise(SIGSTOP);
+		for (i = 0; i < 3; i++)
+			ustack_syspush();
+		_exit(0);
+	}
+	n = badfp_skip(child);
+	printf("ustack-badfp: child %d skipped %d\n", child, n);
+	return n == 3 ? 0 : 1;
+}
+
+/* A signal handler with a frame pointer: getppid, return to the restorer */
+void ustack_sigppid(int sig);
+asm(".text\n"
+    ".globl ustack_sigppid\n"
+    ".type ustack_sigppid, @function\n"
+    "ustack_sigppid:\n"
+    "	push %rbp\n"
+    "	mov %rsp, %rbp\n"
+    "	mov $110, %eax\n"
+    "	syscall\n"
+    "	pop %rbp\n"
+    "	ret\n"
+    ".size ustack_sigppid, .-ustack_sigppid\n");
+
+static int badfp_eintr_main(void)
+{
+	struct sigaction sa = { .sa_handler = ustack_sigppid };	/* no SA_RESTART */
+	struct itimerval it = { .it_value = { .tv_usec = 100000 } };
+
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+	ustack_syspause();
+	printf("ustack-badfp: interrupted\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	unsigned long here = (unsigned long)&here;
 	void *page;
 	long kind;
 
+	if (argc > 1 && !strcmp(argv[1], "skip"))
+		return badfp_skip_main();
+	if (argc > 1 && !strcmp(argv[1], "eintr"))
+		return badfp_eintr_main();
 	/* Well above the stack, below the top of user space. */
 	page = mmap((void *)((here + (64UL << 20)) & ~0xfffUL), 4096, PROT_NONE,
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
