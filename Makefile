@@ -458,6 +458,14 @@ bench: deps
 	$(Q)scripts/bench.sh
 
 # make bench's QEMU plugin: guest instructions per translation block.
+# How soon the proc connector and fanotify hear of an exec (run by hand as
+# root on a kernel that has them: docs/tables-service.md).
+.PHONY: notify-latency
+notify-latency: $(BUILD)/tools/ustack-notify-latency
+$(BUILD)/tools/ustack-notify-latency: tests/bench/notify-latency.c
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -Wall -pthread -o $@ $<
+
 $(BUILD)/tools/insn-profile.so: tests/bench/insn-profile.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -g -Wall -Wextra -Wno-unused-parameter -shared -fPIC -fvisibility=hidden \
