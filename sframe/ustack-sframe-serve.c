@@ -79,6 +79,12 @@
 #define USF_SERVE_CONVERT_MAX	(1ULL << 20)
 
 /* What the service did */
+/* A process to scan again, when: its last mmap event + USF_SERVE_RECHECK_MS */
+struct usf_recheck {
+	int	pid;
+	double	due;	/* ms, CLOCK_MONOTONIC */
+};
+
 struct usf_serve {
 	struct usf_cache	*cache;
 	const char		*tracefs;
@@ -101,8 +107,7 @@ struct usf_serve {
 	size_t			next_todo;	/* the next one to scan */
 	size_t			alloc_todo;
 	/* processes of mmap events, to scan again (the mapping may be late) */
-	int			recheck[USF_SERVE_PIDS];
-	double			recheck_due;	/* ms, CLOCK_MONOTONIC */
+	struct usf_recheck	recheck[USF_SERVE_PIDS];
 	int			nr_recheck;
 	int			fd;		/* the events, -1 before they are read */
 	size_t			have;		/* bytes in usf_serve_buf */
@@ -411,20 +416,27 @@ static void usf_serve_scan(struct usf_serve *sv, struct usf_walk *walk, const in
 }
 
 /*
- * Scan again the processes of mmap events (@all: now; else once no such
- * event came for USF_SERVE_RECHECK_MS): sys_enter_mmap comes before the
- * mapping is there, and the event may be read before the mmap() is done.
+ * Scan again the processes of mmap events (@all: now; else each once no
+ * mmap event of its own came for USF_SERVE_RECHECK_MS, however often
+ * others map): sys_enter_mmap comes before the mapping is there, and the
+ * event may be read before the mmap() is done.
  */
 static void usf_serve_recheck(struct usf_serve *sv, struct usf_walk *walk, bool all)
 {
-	int i;
+	int pids[USF_SERVE_PIDS], nr = 0, kept = 0, i;
+	double now = usf_ms_now();
 
-	if (!sv->nr_recheck || (!all && usf_ms_now() < sv->recheck_due))
-		return;
-	for (i = 0; i < sv->nr_recheck; i++)
-		if (!usf_walk_pid(walk, sv->recheck[i]))
+	/* taken out first: a scan may serve events, which add processes */
+	for (i = 0; i < sv->nr_recheck; i++) {
+		if (all || sv->recheck[i].due <= now)
+			pids[nr++] = sv->recheck[i].pid;
+		else
+			sv->recheck[kept++] = sv->recheck[i];
+	}
+	sv->nr_recheck = kept;
+	for (i = 0; i < nr; i++)
+		if (!usf_walk_pid(walk, pids[i]))
 			sv->rechecks++;
-	sv->nr_recheck = 0;
 }
 
 /* Process @pid made a PROT_EXEC mmap: scanned again once it is done */
@@ -432,14 +444,17 @@ static void usf_serve_recheck_add(struct usf_serve *sv, struct usf_walk *walk, i
 {
 	int i;
 
-	for (i = 0; i < sv->nr_recheck && sv->recheck[i] != pid; i++)
+	for (i = 0; i < sv->nr_recheck && sv->recheck[i].pid != pid; i++)
 		;
 	if (i == sv->nr_recheck) {
 		if (sv->nr_recheck == USF_SERVE_PIDS)
 			usf_serve_recheck(sv, walk, true);
-		sv->recheck[sv->nr_recheck++] = pid;
+		if (sv->nr_recheck == USF_SERVE_PIDS)
+			return;	/* filled again by the events those scans served */
+		i = sv->nr_recheck++;
+		sv->recheck[i].pid = pid;
 	}
-	sv->recheck_due = usf_ms_now() + USF_SERVE_RECHECK_MS;
+	sv->recheck[i].due = usf_ms_now() + USF_SERVE_RECHECK_MS;
 }
 
 /* Scan the processes of the events in @buf (whole lines) */
@@ -584,12 +599,16 @@ static void usf_serve_slice(struct usf_serve *sv, struct usf_walk *walk)
 static int usf_serve_timeout(const struct usf_serve *sv)
 {
 	double ms;
+	int i;
 
 	if (usf_serve_busy(sv))
 		return 0;
 	if (!sv->nr_recheck)
 		return -1;
-	ms = sv->recheck_due - usf_ms_now();
+	ms = sv->recheck[0].due;
+	for (i = 1; i < sv->nr_recheck; i++)
+		ms = sv->recheck[i].due < ms ? sv->recheck[i].due : ms;
+	ms -= usf_ms_now();
 	return ms > 0 ? (int)ms + 1 : 0;
 }
 

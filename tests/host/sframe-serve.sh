@@ -19,8 +19,9 @@
 # FIFO the test reads) gets its table after one process of the rescan at
 # most, not after the whole of it, even between two files of the scan of
 # another process, and the rescan then ends. An mmap
-# event's process is scanned again 10 ms later (its mapping may not be
-# there yet at sys_enter), an mprotect's (RELRO) is not. A process
+# event's process is scanned again 10 ms after its last mmap event (its
+# mapping may not be there yet at sys_enter), however often another
+# process maps, an mprotect's (RELRO) is not. A process
 # scanned again opens no file seen (maps' device and inode), but one whose
 # change time changed (the same device and inode, another file) is loaded
 # again. A program
@@ -214,6 +215,35 @@ nx=$(awk '$2 ~ /x/ && $6 ~ /^\//' "/proc/$pid/maps" | wc -l)
 # (each mmap event's process is scanned again 10 ms later: rechecks)
 check "a second scan of the process opens none of its $nx executable mappings again (known $(counter known), scans $(counter scans), rechecks $(counter rechecks))" \
 	test "$(counter scans)" = 2 -a "$(counter known)" = "$((nx * (1 + $(counter rechecks))))"
+
+# a process whose mmap events come every few milliseconds does not put
+# off the scan again of another's: each process's is due 10 ms after its
+# own last mmap event
+sleep 300 &
+opid=$!
+other="           sleep-$opid    [000] .....   21.0: sys_mmap(addr: 0, len: 2000, prot: 5)"
+rm -f "$work/evfifo"
+mkfifo "$work/evfifo"
+"$tool" serve --no-scan --status "$work/status" --events "$work/evfifo" --cache "$cache" \
+	> "$work/run17" 2>&1 &
+spid=$!
+exec 3> "$work/evfifo"
+echo "$other" >&3
+recheck_done() { test "$(counter rechecks)" = 1; }
+wait_until 30 recheck_done
+echo "$line" >&3
+# 0.5 s of the other process's events, one every 5 ms
+t0=$(date +%s%N)
+while [ $(($(date +%s%N) - t0)) -lt 500000000 ]; do
+	echo "$other" >&3
+	sleep 0.005
+done
+during=$(($(counter rechecks) - 1))
+exec 3>&-
+wait $spid
+kill $opid 2>/dev/null
+check "a process mapping every 5 ms puts off no other's scan again (rechecks while it maps: $during)" \
+	test "$during" -ge 1
 
 # a file seen whose change time changed: another file at the same device
 # and inode (a new tmpfs where one was numbers its files as before), for
