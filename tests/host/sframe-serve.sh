@@ -225,7 +225,7 @@ other="           sleep-$opid    [000] .....   21.0: sys_mmap(addr: 0, len: 2000
 rm -f "$work/evfifo"
 mkfifo "$work/evfifo"
 "$tool" serve --no-scan --status "$work/status" --events "$work/evfifo" --cache "$cache" \
-	> "$work/run17" 2>&1 &
+	> "$work/run18" 2>&1 &
 spid=$!
 exec 3> "$work/evfifo"
 echo "$other" >&3
