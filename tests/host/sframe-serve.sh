@@ -81,6 +81,16 @@ serve() {
 }
 # counter NAME: a counter of the status file
 counter() { awk -v n="$1" '$1 == n { print $2 }' "$work/status"; }
+# serve_fifo OUT: the service over a FIFO of events, in the background
+# ($spid), its output in OUT; the test writes the events to descriptor 3
+serve_fifo() {
+	rm -f "$work/evfifo"
+	mkfifo "$work/evfifo"
+	"$tool" serve --no-scan --status "$work/status" --events "$work/evfifo" --cache "$cache" \
+		> "$1" 2>&1 &
+	spid=$!
+	exec 3> "$work/evfifo"
+}
 
 serve "$work/run1"
 check "the process's copy root owns is converted and loaded" \
@@ -160,11 +170,7 @@ check "the table larger than the bound is loaded, not cached" \
 # tables removed from the kernel (list's count drops between two batches):
 # the batch's process gets its files back first, then every process
 printf '# tables 5 bytes 0 limit 0\n' > "$work/tracefs/user_unwind_tables/list"
-mkfifo "$work/evfifo"
-"$tool" serve --no-scan --status "$work/status" --events "$work/evfifo" --cache "$cache" \
-	> "$work/run12" 2>&1 &
-spid=$!
-exec 3> "$work/evfifo"
+serve_fifo "$work/run12"
 line="           sleep-$pid    [000] .....   20.0: sys_mmap(addr: 0, len: 2000, prot: 5)"
 echo "$line" >&3
 wait_until 30 grep -q "libroot.so: loaded" "$work/run12"
@@ -194,12 +200,7 @@ twice() {
 	local out=$1
 
 	shift
-	rm -f "$work/evfifo"
-	mkfifo "$work/evfifo"
-	"$tool" serve --no-scan --status "$work/status" --events "$work/evfifo" --cache "$cache" \
-		> "$out" 2>&1 &
-	spid=$!
-	exec 3> "$work/evfifo"
+	serve_fifo "$out"
 	echo "$line" >&3
 	wait_until 30 grep -q "libroot.so: loaded" "$out"
 	[ $# -gt 0 ] && "$@"
@@ -222,27 +223,28 @@ check "a second scan of the process opens none of its $nx executable mappings ag
 sleep 300 &
 opid=$!
 other="           sleep-$opid    [000] .....   21.0: sys_mmap(addr: 0, len: 2000, prot: 5)"
-rm -f "$work/evfifo"
-mkfifo "$work/evfifo"
-"$tool" serve --no-scan --status "$work/status" --events "$work/evfifo" --cache "$cache" \
-	> "$work/run18" 2>&1 &
-spid=$!
-exec 3> "$work/evfifo"
+serve_fifo "$work/run18"
 echo "$other" >&3
 recheck_done() { test "$(counter rechecks)" = 1; }
 wait_until 30 recheck_done
 echo "$line" >&3
-# 0.5 s of the other process's events, one every 5 ms
-t0=$(date +%s%N)
-while [ $(($(date +%s%N) - t0)) -lt 500000000 ]; do
+# 0.5 s of the other process's events, one every 2-3 ms: waits that fork
+# nothing (a read that times out on a FIFO nobody writes, bash's clock),
+# so that no gap reaches the 10 ms after which the old single due time
+# came anyway
+mkfifo "$work/idle"
+exec 5<> "$work/idle"
+t0=${EPOCHREALTIME/./}
+while [ $((${EPOCHREALTIME/./} - t0)) -lt 500000 ]; do
 	echo "$other" >&3
-	sleep 0.005
+	read -r -t 0.002 -u 5 _
 done
+exec 5>&-
 during=$(($(counter rechecks) - 1))
 exec 3>&-
 wait $spid
 kill $opid 2>/dev/null
-check "a process mapping every 5 ms puts off no other's scan again (rechecks while it maps: $during)" \
+check "a process mapping every 2-3 ms puts off no other's scan again (rechecks while it maps: $during)" \
 	test "$during" -ge 1
 
 # a file seen whose change time changed: another file at the same device
@@ -259,15 +261,10 @@ check "a file seen with another change time is loaded again ($(grep -c 'libroot.
 # starts only once a new process's event is written, while the rescan
 # after the drop is under way); the new process's event must be read after
 # one slice of the rescan (one process), not after the whole of it
-rm -f "$work/evfifo"
-mkfifo "$work/evfifo"
 printf '# tables 5 bytes 0 limit 0\n' > "$work/tracefs/user_unwind_tables/list"
 cp "$lib" "$work/libnew.so"
 chmod 644 "$work/libnew.so"
-"$tool" serve --no-scan --status "$work/status" --events "$work/evfifo" --cache "$cache" \
-	> "$work/run15" 2>&1 &
-spid=$!
-exec 3> "$work/evfifo"
+serve_fifo "$work/run15"
 echo "$line" >&3
 wait_until 30 grep -q "libroot.so: loaded" "$work/run15"
 rm "$work/tracefs/user_unwind_tables/load"
